@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Sightline",
+    products: [
+        .executable(name: "sightline", targets: ["sightline"]),
+        .library(name: "Sightline", targets: ["Sightline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, imported through module maps; the shim headers hold the few macros and
+        // variadic functions Swift cannot import.
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
+        .systemLibrary(name: "CZBar", path: "Sources/CZBar", pkgConfig: "zbar"),
+        .systemLibrary(name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c"),
+        // OpenCV and zxing-cpp behind a small extern "C" API (Swift imports OpenCV's C++ only partly).
+        .target(
+            name: "CVision",
+            path: "Sources/CVision",
+            cxxSettings: [
+                .unsafeFlags(["-I/usr/include/opencv4"]),
+                .define("ZX_USE_UTF8"),
+            ],
+            linkerSettings: [
+                .linkedLibrary("opencv_core"),
+                .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("ZXing"),
+                .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(name: "Sightline", dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CVision"]),
+        .executableTarget(
+            name: "sightline",
+            dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "SightlineTests", dependencies: ["Sightline"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,74 @@
+#ifndef SIGHTLINE_CVISION_H
+#define SIGHTLINE_CVISION_H
+// A small C API over OpenCV (face cascades) and zxing-cpp (barcodes). No C++ type or exception
+// crosses it: every call catches and reports errors through a message buffer.
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// An 8-bit single-channel image owned by the caller (typically a decoder's luma plane).
+typedef struct {
+    const uint8_t *data;
+    int width;
+    int height;
+    int stride;   ///< bytes per row, >= width
+} slv_gray_image;
+
+/// Limits OpenCV's own thread pool; 1 when the caller parallelizes frames itself.
+void slv_set_num_threads(int threads);
+
+// MARK: Face cascades
+
+typedef struct slv_cascade slv_cascade;
+
+typedef struct {
+    float x, y, w, h;   ///< in the coordinates of the rotated, full-size image
+    int neighbors;      ///< raw detections merged into this one (the cascade's score)
+} slv_face;
+
+typedef struct {
+    int detect_width;   ///< the image is downscaled to this width before detection (0: no scaling)
+    int min_face;       ///< smallest face searched for, in full-size pixels
+    int rotation;       ///< degrees clockwise (0/90/180/270) to rotate before detection
+    double scale_factor;
+    int min_neighbors;
+    /// optional region of the full-size rotated image to search (w <= 0: whole image)
+    int roi_x, roi_y, roi_w, roi_h;
+} slv_cascade_options;
+
+/// Loads a cascade XML file. NULL on failure, with the reason in `error`.
+slv_cascade *slv_cascade_create(const char *path, char *error, size_t error_size);
+void slv_cascade_destroy(slv_cascade *cascade);
+/// Detects faces. Returns the number found (at most `capacity` written), or -1 with `error` set.
+int slv_cascade_detect(slv_cascade *cascade, slv_gray_image image, const slv_cascade_options *options,
+                       slv_face *faces, int capacity, char *error, size_t error_size);
+
+// MARK: zxing-cpp
+
+typedef struct slv_zxing slv_zxing;
+
+typedef struct {
+    int format;              ///< a ZXing::BarcodeFormat bit
+    const char *text;        ///< UTF-8 text, valid until the next read call
+    size_t text_length;
+    const uint8_t *bytes;    ///< raw payload bytes, valid until the next read call
+    size_t bytes_length;
+    int corners[8];          ///< x0,y0 .. x3,y3: top-left, top-right, bottom-right, bottom-left
+} slv_code;
+
+/// `formats`: a mask of ZXing::BarcodeFormat bits (0: all). `try_harder`: slower, finds more.
+slv_zxing *slv_zxing_create(uint32_t formats, int try_harder);
+void slv_zxing_destroy(slv_zxing *reader);
+/// Reads every code in the image. Returns the number found (at most `capacity`), or -1 with `error` set.
+int slv_zxing_read(slv_zxing *reader, slv_gray_image image, slv_code *codes, int capacity,
+                   char *error, size_t error_size);
+/// The format bit for a name such as "QRCode", "EAN-13" (0 if unknown).
+uint32_t slv_zxing_format_from_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

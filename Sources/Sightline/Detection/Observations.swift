@@ -1,0 +1,66 @@
+import Foundation
+
+/// A face found in one frame.
+public struct FaceObservation: Hashable, Sendable {
+    public var box: Box
+    /// Detector-specific ranking score: for cascades, the number of merged raw detections.
+    public var score: Double
+    /// Track id once a tracker (or a ground-truth file) assigned one.
+    public var track: Int?
+
+    public init(box: Box, score: Double, track: Int? = nil) {
+        self.box = box
+        self.score = score
+        self.track = track
+    }
+}
+
+/// A machine-readable code found in one frame.
+public struct CodeObservation: Hashable, Sendable {
+    public var symbology: Symbology
+    /// The decoded text (UTF-8; invalid sequences replaced when the payload is binary).
+    public var text: String
+    /// The raw payload bytes; written to records only when they are not valid UTF-8.
+    public var bytes: [UInt8]
+    /// Corner points as the reader reports them (4 for 2D codes; scan points for 1D codes).
+    public var polygon: [Point]
+    public var box: Box { Box(bounding: polygon) }
+    /// Track id once a tracker (or a ground-truth file) assigned one.
+    public var track: Int?
+
+    public init(symbology: Symbology, text: String, bytes: [UInt8], polygon: [Point], track: Int? = nil) {
+        self.symbology = symbology
+        self.text = text
+        self.bytes = bytes
+        self.polygon = polygon
+        self.track = track
+    }
+
+    /// True when `bytes` are not the UTF-8 encoding of `text` (binary payloads).
+    public var isBinary: Bool { String(validatingUTF8Bytes: bytes) == nil }
+}
+
+extension String {
+    /// The string the bytes encode, or nil if they are not valid UTF-8.
+    init?(validatingUTF8Bytes bytes: [UInt8]) {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var scalars = String.UnicodeScalarView()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let s): scalars.append(s)
+            case .emptyInput: self = String(scalars); return
+            case .error: return nil
+            }
+        }
+    }
+}
+
+/// Code symbologies, named the same way whichever reader found them.
+public enum Symbology: String, CaseIterable, Sendable, Comparable {
+    case qr, microQR = "micro-qr", aztec, dataMatrix = "datamatrix", pdf417, maxiCode = "maxicode"
+    case ean13, ean8, upcA = "upca", upcE = "upce", isbn10, isbn13, ean2, ean5
+    case code128, code39, code93, codabar, itf = "i25", dataBar = "databar", dataBarExpanded = "databar-exp"
+
+    public static func < (a: Symbology, b: Symbology) -> Bool { a.rawValue < b.rawValue }
+}

@@ -1,0 +1,350 @@
+import CFFmpeg
+import Foundation
+
+/// What a source tells about the video stream it reads: the `stream` record's facts.
+public struct VideoStreamInfo: Sendable {
+    public var source: String
+    public var container: String
+    public var codec: String
+    public var streamIndex: Int
+    public var codedWidth: Int
+    public var codedHeight: Int
+    /// Degrees clockwise the picture is turned for display (from the display matrix).
+    public var rotation: Int
+    public var displayWidth: Int { rotation == 90 || rotation == 270 ? codedHeight : codedWidth }
+    public var displayHeight: Int { rotation == 90 || rotation == 270 ? codedWidth : codedHeight }
+    public var timeBase: (num: Int, den: Int)
+    public var frameRate: (num: Int, den: Int)
+    /// Seconds, when the container knows it.
+    public var duration: Double?
+    /// Number of frames, when the container knows it (an estimate for progress only).
+    public var frameCountHint: Int?
+}
+
+public struct SourceOptions: Sendable {
+    /// Index of the stream to read; nil picks the best video stream.
+    public var streamIndex: Int?
+    /// Skip to this time (seconds from the stream's start) before the first frame, like ffmpeg's -ss.
+    public var start: Double?
+    /// Stop after this many seconds, like ffmpeg's -t.
+    public var duration: Double?
+    /// Let the demuxer open network protocols and playlists (refused by default: untrusted media).
+    public var allowNetwork = false
+    /// Decoder threads; 0 lets libavcodec choose.
+    public var decoderThreads = 0
+
+    public init(streamIndex: Int? = nil, start: Double? = nil, duration: Double? = nil,
+                allowNetwork: Bool = false, decoderThreads: Int = 0) {
+        self.streamIndex = streamIndex
+        self.start = start
+        self.duration = duration
+        self.allowNetwork = allowNetwork
+        self.decoderThreads = decoderThreads
+    }
+}
+
+/// Problems met while reading that did not stop the run.
+public struct DecodeDamage: Sendable, Equatable {
+    /// Packets or frames the decoder rejected or flagged as corrupt.
+    public var corruptFrames = 0
+    /// The demuxer stopped on an error before the end of the file (truncated or unreadable data).
+    public var readError: String?
+    public var isEmpty: Bool { corruptFrames == 0 && readError == nil }
+}
+
+/// Reads the video frames of a file (or pipe) in presentation order with libavformat/libavcodec.
+/// One instance is used by one thread.
+public final class VideoFileSource {
+    public let info: VideoStreamInfo
+    public private(set) var damage = DecodeDamage()
+
+    private let path: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var grayScaler: OpaquePointer?
+    private let rotation: Rotation
+    private let timeBase: AVRational
+    private let startPTS: Int64
+    private let startSeconds: Double?
+    private let endSeconds: Double?
+    private var draining = false
+    private var finished = false
+    private var delivered = 0
+
+    /// Demuxers that open further files or URLs named inside the input.
+    private static let playlistFormats: Set<String> = ["hls", "applehttp", "concat", "dash", "tee", "ffmetadata"]
+
+    public init(path: String, options: SourceOptions = SourceOptions()) throws {
+        self.path = path
+        let url = path == "-" ? "pipe:0" : path
+        if path != "-" {
+            try Self.checkReadable(path)
+        }
+
+        var dict: OpaquePointer?
+        if !options.allowNetwork {
+            av_dict_set(&dict, "protocol_whitelist", "file,pipe", 0)
+        }
+        var fmt: UnsafeMutablePointer<AVFormatContext>?
+        var ret = avformat_open_input(&fmt, url, nil, &dict)
+        av_dict_free(&dict)
+        guard ret >= 0, let fmt else {
+            throw Self.openError(path: path, code: ret)
+        }
+        format = fmt
+        // From here on, deinit frees what was allocated if init throws.
+        let containerName = String(cString: fmt.pointee.iformat.pointee.name)
+        if !options.allowNetwork, !Self.playlistFormats.isDisjoint(with: containerName.split(separator: ",").map(String.init)) {
+            avformat_close_input(&format)
+            throw SightlineError.notMedia(path: path, reason: "\(containerName) playlists are refused (they open other files); use --allow-network to permit them")
+        }
+        ret = avformat_find_stream_info(fmt, nil)
+        if ret < 0 {
+            avformat_close_input(&format)
+            throw SightlineError.notMedia(path: path, reason: Self.message(ret))
+        }
+
+        let streamCount = Int(fmt.pointee.nb_streams)
+        let index: Int
+        if let wanted = options.streamIndex {
+            guard wanted >= 0, wanted < streamCount,
+                  fmt.pointee.streams[wanted]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
+                avformat_close_input(&format)
+                throw SightlineError.noVideoStream(path: path, reason: "stream \(wanted) is not a video stream (the file has \(streamCount) streams)")
+            }
+            index = wanted
+        } else {
+            let best = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+            guard best >= 0 else {
+                avformat_close_input(&format)
+                throw SightlineError.noVideoStream(path: path, reason: "no video stream (the file has \(streamCount) other streams)")
+            }
+            index = Int(best)
+        }
+        let stream = fmt.pointee.streams[index]!
+        let params = stream.pointee.codecpar!
+        // Only the chosen stream's packets matter; the demuxer may drop the others early.
+        for i in 0..<streamCount where i != index {
+            fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
+
+        guard let decoder = avcodec_find_decoder(params.pointee.codec_id) else {
+            avformat_close_input(&format)
+            throw SightlineError.notMedia(path: path, reason: "no decoder for codec \(String(cString: avcodec_get_name(params.pointee.codec_id)))")
+        }
+        codec = avcodec_alloc_context3(decoder)
+        guard let codec else { throw SightlineError.internal("out of memory allocating a decoder") }
+        avcodec_parameters_to_context(codec, params)
+        codec.pointee.thread_count = Int32(options.decoderThreads)
+        codec.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        codec.pointee.pkt_timebase = stream.pointee.time_base
+        ret = avcodec_open2(codec, decoder, nil)
+        if ret < 0 {
+            throw SightlineError.notMedia(path: path, reason: "cannot open the \(String(cString: decoder.pointee.name)) decoder: \(Self.message(ret))")
+        }
+        guard params.pointee.width > 0, params.pointee.height > 0 else {
+            throw SightlineError.notMedia(path: path, reason: "video stream \(index) has no picture size")
+        }
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+
+        timeBase = stream.pointee.time_base
+        let tb = av_q2d(timeBase)
+        startPTS = stream.pointee.start_time == sl_nopts_value() ? 0 : stream.pointee.start_time
+        let degrees = Int(sl_stream_rotation(stream))
+        rotation = Rotation(degrees: degrees, codedWidth: Int(params.pointee.width), codedHeight: Int(params.pointee.height))
+        let rate = av_guess_frame_rate(fmt, stream, nil)
+        var duration: Double?
+        if stream.pointee.duration > 0 {
+            duration = Double(stream.pointee.duration) * tb
+        } else if fmt.pointee.duration > 0 {
+            duration = Double(fmt.pointee.duration) / Double(AV_TIME_BASE)
+        }
+        let frames = stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil
+        info = VideoStreamInfo(
+            source: path, container: containerName,
+            codec: String(cString: avcodec_get_name(params.pointee.codec_id)),
+            streamIndex: index, codedWidth: Int(params.pointee.width), codedHeight: Int(params.pointee.height),
+            rotation: degrees, timeBase: (Int(timeBase.num), Int(timeBase.den)),
+            frameRate: (Int(rate.num), Int(rate.den)), duration: duration, frameCountHint: frames)
+
+        startSeconds = options.start
+        endSeconds = options.duration.map { (options.start ?? 0) + $0 }
+        if let start = options.start, start > 0 {
+            // Seek to the keyframe at or before the start; frames before it are decoded and dropped.
+            let target = startPTS + Int64(start / tb)
+            ret = avformat_seek_file(fmt, Int32(index), Int64.min, target, target, 0)
+            if ret < 0 {
+                throw SightlineError.notMedia(path: path, reason: "cannot seek to \(start) s: \(Self.message(ret))")
+            }
+        }
+    }
+
+    deinit {
+        av_frame_free(&frame)
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+        sws_freeContext(grayScaler)
+    }
+
+    /// The next frame in presentation order, or nil at the end of the stream (or of --duration).
+    public func nextFrame() throws -> VideoFrame? {
+        while !finished {
+            if let decoded = try receiveFrame() {
+                if let out = try deliver(decoded) { return out }
+                continue
+            }
+            if draining { finished = true; break }
+            readPacket()
+        }
+        return nil
+    }
+
+    // MARK: - Decoding steps
+
+    /// One decoded frame if the decoder has one ready.
+    private func receiveFrame() throws -> UnsafeMutablePointer<AVFrame>? {
+        guard let codec, let frame else { return nil }
+        while true {
+            let ret = avcodec_receive_frame(codec, frame)
+            if ret == sl_averror(EAGAIN) || ret == sl_averror_eof() { return nil }
+            if ret < 0 {
+                damage.corruptFrames += 1
+                if draining { return nil }
+                continue
+            }
+            if frame.pointee.decode_error_flags != 0 || (frame.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 {
+                damage.corruptFrames += 1
+            }
+            return frame
+        }
+    }
+
+    /// Reads one packet of the chosen stream into the decoder; at the end, starts draining.
+    private func readPacket() {
+        guard let format, let codec, let packet else { draining = true; return }
+        let ret = av_read_frame(format, packet)
+        if ret < 0 {
+            if ret != sl_averror_eof() {
+                damage.readError = Self.message(ret)
+            } else if format.pointee.pb != nil, format.pointee.pb.pointee.error < 0 {
+                damage.readError = Self.message(format.pointee.pb.pointee.error)
+            }
+            avcodec_send_packet(codec, nil)
+            draining = true
+            return
+        }
+        defer { av_packet_unref(packet) }
+        guard Int(packet.pointee.stream_index) == info.streamIndex else { return }
+        if (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 {
+            damage.corruptFrames += 1
+        }
+        let sent = avcodec_send_packet(codec, packet)
+        if sent < 0 && sent != sl_averror(EAGAIN) {
+            damage.corruptFrames += 1
+        }
+    }
+
+    /// Wraps a decoded frame as a `VideoFrame`, or nil when it lies outside --start/--duration.
+    private func deliver(_ decoded: UnsafeMutablePointer<AVFrame>) throws -> VideoFrame? {
+        defer { av_frame_unref(decoded) }
+        var pts = decoded.pointee.pts
+        if pts == sl_nopts_value() { pts = decoded.pointee.best_effort_timestamp }
+        if pts == sl_nopts_value() { pts = startPTS + Int64(delivered) }   // no timing at all: count frames
+        let seconds = Double(pts - startPTS) * av_q2d(timeBase)
+        if let start = startSeconds, seconds < start - 1e-9 { return nil }
+        if let end = endSeconds, seconds >= end - 1e-9 {
+            finished = true
+            return nil
+        }
+        guard let clone = av_frame_clone(decoded) else { throw SightlineError.internal("out of memory cloning a frame") }
+        let gray = try Self.hasLumaPlane(decoded.pointee.format) ? nil : convertToGray(decoded)
+        defer { delivered += 1 }
+        return VideoFrame(index: delivered, pts: pts, seconds: seconds, rotation: rotation, decoded: clone, gray: gray)
+    }
+
+    /// Formats whose first plane is 8-bit luma that detectors can read in place.
+    private static let lumaFormats: Set<Int32> = [
+        AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P,
+        AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV440P, AV_PIX_FMT_YUVJ440P,
+        AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_NV16,
+        AV_PIX_FMT_GRAY8, AV_PIX_FMT_YUVA420P,
+    ].map { Int32($0.rawValue) }.reduce(into: Set<Int32>()) { $0.insert($1) }
+
+    private static func hasLumaPlane(_ format: Int32) -> Bool { lumaFormats.contains(format) }
+
+    /// A GRAY8 copy for pixel formats without an 8-bit luma plane (RGB, 10-bit, packed YUV…).
+    private func convertToGray(_ src: UnsafeMutablePointer<AVFrame>) throws -> UnsafeMutablePointer<AVFrame> {
+        let w = src.pointee.width, h = src.pointee.height
+        grayScaler = sws_getCachedContext(grayScaler, w, h, AVPixelFormat(src.pointee.format), w, h,
+                                          AV_PIX_FMT_GRAY8, SWS_BILINEAR, nil, nil, nil)
+        guard let grayScaler, let out = av_frame_alloc() else {
+            throw SightlineError.internal("cannot convert pixel format \(src.pointee.format) to gray")
+        }
+        out.pointee.width = w
+        out.pointee.height = h
+        out.pointee.format = AV_PIX_FMT_GRAY8.rawValue
+        guard av_frame_get_buffer(out, 0) >= 0 else {
+            var out: UnsafeMutablePointer<AVFrame>? = out
+            av_frame_free(&out)
+            throw SightlineError.internal("out of memory converting a frame to gray")
+        }
+        withUnsafePointer(to: &src.pointee.data) { srcData in
+            withUnsafePointer(to: &src.pointee.linesize) { srcLines in
+                withUnsafePointer(to: &out.pointee.data) { dstData in
+                    withUnsafePointer(to: &out.pointee.linesize) { dstLines in
+                        _ = sws_scale(grayScaler,
+                                      UnsafeRawPointer(srcData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                      UnsafeRawPointer(srcLines).assumingMemoryBound(to: Int32.self),
+                                      0, h,
+                                      UnsafeRawPointer(dstData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                      UnsafeRawPointer(dstLines).assumingMemoryBound(to: Int32.self))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// FFmpeg logs to standard error by itself; Sightline reports errors in one line of its own,
+    /// so FFmpeg's messages are shown only when asked for.
+    public static func showLibraryWarnings(_ show: Bool) {
+        av_log_set_level(show ? AV_LOG_WARNING : AV_LOG_QUIET)
+    }
+
+    // MARK: - Errors
+
+    private static func checkReadable(_ path: String) throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            throw SightlineError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            throw SightlineError.inputUnreadable(path: path, reason: "is a directory")
+        }
+        if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 {
+            throw SightlineError.notMedia(path: path, reason: "the file is empty")
+        }
+        if access(path, R_OK) != 0 {
+            throw SightlineError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    private static func openError(path: String, code: Int32) -> SightlineError {
+        let reason = message(code)
+        if code == sl_averror(ENOENT) || code == sl_averror(EACCES) || code == sl_averror(EISDIR) || code == sl_averror(EIO) {
+            return .inputUnreadable(path: path, reason: reason)
+        }
+        return .notMedia(path: path, reason: reason)
+    }
+
+    static func message(_ code: Int32) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            av_strerror(code, buffer.baseAddress, buffer.count)
+            return String(cString: buffer.baseAddress!)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import CFFmpeg
+import CVision
+
+/// A read-only view of an 8-bit gray image (a decoded frame's luma plane). Valid only while the
+/// `VideoFrame` it came from is alive.
+public struct GrayImage {
+    let image: slv_gray_image
+    public var width: Int { Int(image.width) }
+    public var height: Int { Int(image.height) }
+    public var stride: Int { Int(image.stride) }
+
+    /// The pixel at column x, row y (for tests and sampling; the detectors read the plane directly).
+    public subscript(x: Int, y: Int) -> UInt8 { image.data[y * stride + x] }
+}
+
+/// One decoded video frame with its place on the timeline.
+///
+/// Owns a reference to the decoder's frame (`av_frame_clone`), so the picture stays valid while
+/// analyzers on other threads read it. Sendable because nothing mutates the frame after the
+/// source hands it out, and FFmpeg's buffer references are thread-safe.
+public final class VideoFrame: @unchecked Sendable {
+    /// Position in presentation order among the frames the source delivered, from 0.
+    public let index: Int
+    /// Presentation timestamp in the stream's time base.
+    public let pts: Int64
+    /// Seconds from the stream's start.
+    public let seconds: Double
+    /// Maps coded-picture coordinates to displayed-frame coordinates.
+    public let rotation: Rotation
+
+    private var decoded: UnsafeMutablePointer<AVFrame>?
+    /// A GRAY8 copy, only for pixel formats whose first plane is not 8-bit luma.
+    private var gray: UnsafeMutablePointer<AVFrame>?
+
+    init(index: Int, pts: Int64, seconds: Double, rotation: Rotation,
+         decoded: UnsafeMutablePointer<AVFrame>, gray: UnsafeMutablePointer<AVFrame>?) {
+        self.index = index
+        self.pts = pts
+        self.seconds = seconds
+        self.rotation = rotation
+        self.decoded = decoded
+        self.gray = gray
+    }
+
+    deinit {
+        av_frame_free(&decoded)
+        av_frame_free(&gray)
+    }
+
+    /// The luma plane of the coded (unrotated) picture, without copying.
+    public var luma: GrayImage {
+        let f = (gray ?? decoded)!.pointee
+        return GrayImage(image: slv_gray_image(data: f.data.0, width: f.width, height: f.height, stride: f.linesize.0))
+    }
+}

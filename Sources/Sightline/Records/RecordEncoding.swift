@@ -1,0 +1,118 @@
+import Foundation
+
+/// Decimal places: geometry in pixels, time in seconds, scores.
+enum Precision {
+    static let pixels = 2
+    static let seconds = 6
+    static let score = 3
+}
+
+extension Box {
+    var json: JSON {
+        .object([("x", .fixed(x, digits: Precision.pixels)), ("y", .fixed(y, digits: Precision.pixels)),
+                 ("w", .fixed(w, digits: Precision.pixels)), ("h", .fixed(h, digits: Precision.pixels))])
+    }
+}
+
+extension Point {
+    var json: JSON { .array([.fixed(x, digits: Precision.pixels), .fixed(y, digits: Precision.pixels)]) }
+}
+
+extension FaceObservation {
+    var json: JSON {
+        var members: [(String, JSON)] = []
+        if let track { members.append(("track", .int(Int64(track)))) }
+        return .object(members + [("box", box.json), ("score", .fixed(score, digits: Precision.score))])
+    }
+}
+
+extension CodeObservation {
+    var json: JSON {
+        var members: [(String, JSON)] = []
+        if let track { members.append(("track", .int(Int64(track)))) }
+        members += [("symbology", .string(symbology.rawValue)), ("text", .string(text))]
+        if isBinary { members.append(("bytes", .string(Data(bytes).base64EncodedString()))) }
+        members.append(("box", box.json))
+        members.append(("polygon", .array(polygon.map(\.json))))
+        return .object(members)
+    }
+}
+
+private func rational(_ r: (num: Int, den: Int)) -> JSON { .array([.int(Int64(r.num)), .int(Int64(r.den))]) }
+
+extension StreamRecord {
+    public var json: JSON {
+        let s = stream
+        var analyzers: [(String, JSON)] = []
+        var faceMembers: [(String, JSON)] = [("backend", .string(faces.backend.rawValue))]
+        if faces.backend != .off {
+            faceMembers += [("cascade", .string(faces.backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),
+                            ("min_face", .int(Int64(faces.minFace))),
+                            ("detect_width", .int(Int64(faces.detectWidth))),
+                            ("scale_factor", .fixed(faces.scaleFactor, digits: 2)),
+                            ("min_neighbors", .int(Int64(faces.minNeighbors)))]
+        }
+        analyzers.append(("faces", .object(faceMembers)))
+        var codeMembers: [(String, JSON)] = [("backend", .string(codes.backend.rawValue))]
+        if codes.backend != .off {
+            codeMembers.append(("symbologies", .array(codes.effectiveSymbologies.map { .string($0.rawValue) })))
+        }
+        analyzers.append(("codes", .object(codeMembers)))
+
+        var members: [(String, JSON)] = [
+            ("type", .string("stream")),
+            ("schema", .int(Int64(recordSchemaVersion))),
+            ("tool", .string(tool)),
+            ("source", .string(s.source)),
+            ("container", .string(s.container)),
+            ("stream_index", .int(Int64(s.streamIndex))),
+            ("codec", .string(s.codec)),
+            ("width", .int(Int64(s.displayWidth))),
+            ("height", .int(Int64(s.displayHeight))),
+            ("coded_width", .int(Int64(s.codedWidth))),
+            ("coded_height", .int(Int64(s.codedHeight))),
+            ("rotation", .int(Int64(s.rotation))),
+            ("time_base", rational(s.timeBase)),
+            ("frame_rate", rational(s.frameRate)),
+            ("duration", s.duration.map { .fixed($0, digits: Precision.seconds) } ?? .null),
+        ]
+        if let start { members.append(("start", .fixed(start, digits: Precision.seconds))) }
+        if let duration { members.append(("max_duration", .fixed(duration, digits: Precision.seconds))) }
+        members.append(("analyzers", .object(analyzers)))
+        return .object(members)
+    }
+}
+
+extension FrameRecord {
+    public var json: JSON {
+        .object([
+            ("type", .string("frame")),
+            ("index", .int(Int64(index))),
+            ("pts", .int(pts)),
+            ("t", .fixed(t, digits: Precision.seconds)),
+            ("status", .object([("faces", .string(faceStatus.rawValue)), ("codes", .string(codeStatus.rawValue))])),
+            ("faces", .array(faces.map(\.json))),
+            ("codes", .array(codes.map(\.json))),
+        ])
+    }
+}
+
+extension SummaryRecord {
+    public var json: JSON {
+        var members: [(String, JSON)] = [
+            ("type", .string("summary")),
+            ("frames", .int(Int64(frames))),
+            ("frames_with_faces", .int(Int64(framesWithFaces))),
+            ("frames_with_codes", .int(Int64(framesWithCodes))),
+            ("face_observations", .int(Int64(faceObservations))),
+            ("code_observations", .int(Int64(codeObservations))),
+            ("distinct_codes", .int(Int64(distinctCodes))),
+            ("analyzer_errors", .int(Int64(analyzerErrors))),
+            ("corrupt_frames", .int(Int64(damage.corruptFrames))),
+            ("read_error", damage.readError.map { .string($0) } ?? .null),
+            ("interrupted", .bool(interrupted)),
+        ]
+        if let wallSeconds { members.append(("wall_seconds", .fixed(wallSeconds, digits: 3))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,87 @@
+/// The record types Sightline writes, one JSON object per line (see Schemas/).
+
+/// Version of the record format; bumped when a field changes meaning or disappears.
+public let recordSchemaVersion = 1
+
+/// What happened to one analyzer on one frame.
+public enum AnalyzerStatus: String, Sendable {
+    /// Ran on the frame (found something or not).
+    case ok
+    /// Not enabled for this run.
+    case off
+    /// Failed on this frame; the error is counted in the summary.
+    case error
+}
+
+/// The first line: what was read and how it was analyzed.
+public struct StreamRecord: Sendable {
+    public var tool: String
+    public var stream: VideoStreamInfo
+    public var faces: FaceDetectorOptions
+    public var codes: CodeReaderOptions
+    public var start: Double?
+    public var duration: Double?
+
+    public init(tool: String, stream: VideoStreamInfo, faces: FaceDetectorOptions, codes: CodeReaderOptions,
+                start: Double? = nil, duration: Double? = nil) {
+        self.tool = tool
+        self.stream = stream
+        self.faces = faces
+        self.codes = codes
+        self.start = start
+        self.duration = duration
+    }
+}
+
+/// One line per decoded frame, in presentation order, also when nothing was found.
+public struct FrameRecord: Sendable {
+    public var index: Int
+    public var pts: Int64
+    /// Seconds from the stream's start.
+    public var t: Double
+    public var faceStatus: AnalyzerStatus
+    public var codeStatus: AnalyzerStatus
+    public var faces: [FaceObservation]
+    public var codes: [CodeObservation]
+
+    public init(index: Int, pts: Int64, t: Double, faceStatus: AnalyzerStatus, codeStatus: AnalyzerStatus,
+                faces: [FaceObservation], codes: [CodeObservation]) {
+        self.index = index
+        self.pts = pts
+        self.t = t
+        self.faceStatus = faceStatus
+        self.codeStatus = codeStatus
+        self.faces = faces
+        self.codes = codes
+    }
+}
+
+/// The last line: counts, and what went wrong without stopping the run.
+public struct SummaryRecord: Sendable {
+    public var frames = 0
+    public var framesWithFaces = 0
+    public var framesWithCodes = 0
+    public var faceObservations = 0
+    public var codeObservations = 0
+    /// Distinct (symbology, payload) pairs seen.
+    public var distinctCodes = 0
+    public var analyzerErrors = 0
+    public var damage = DecodeDamage()
+    public var interrupted = false
+    /// Only with --timing: wall time makes output differ between runs.
+    public var wallSeconds: Double?
+    private var seenCodes = Set<String>()
+
+    public init() {}
+
+    /// Counts one frame record.
+    public mutating func add(_ record: FrameRecord) {
+        frames += 1
+        if !record.faces.isEmpty { framesWithFaces += 1 }
+        if !record.codes.isEmpty { framesWithCodes += 1 }
+        faceObservations += record.faces.count
+        codeObservations += record.codes.count
+        for code in record.codes { seenCodes.insert(code.symbology.rawValue + "\u{0}" + code.text) }
+        distinctCodes = seenCodes.count
+    }
+}

@@ -1,0 +1,48 @@
+/// Every failure Sightline reports to a user: one readable line naming the file and the cause,
+/// and a documented process exit code (see README "Exit codes").
+public enum SightlineError: Error, CustomStringConvertible, Sendable {
+    /// The input does not exist or cannot be read.
+    case inputUnreadable(path: String, reason: String)
+    /// The input is not media FFmpeg recognizes (or is a playlist that is refused).
+    case notMedia(path: String, reason: String)
+    /// The input has no (such) video stream.
+    case noVideoStream(path: String, reason: String)
+    /// An output file cannot be created.
+    case outputUnwritable(path: String, reason: String)
+    /// Writing to an output failed part-way (disk full, closed pipe, …).
+    case writeFailed(path: String, reason: String)
+    /// A detector could not be set up (missing cascade file, …).
+    case detectorUnavailable(name: String, reason: String)
+    /// The input was read to the end but parts of it could not be decoded. Output is complete for
+    /// everything that decoded.
+    case inputDamaged(path: String, reason: String)
+    /// A bug or an unexpected library failure.
+    case `internal`(String)
+
+    public var description: String {
+        switch self {
+        case let .inputUnreadable(path, reason): return "\(path): cannot read input: \(reason)"
+        case let .notMedia(path, reason): return "\(path): not a video file: \(reason)"
+        case let .noVideoStream(path, reason): return "\(path): \(reason)"
+        case let .outputUnwritable(path, reason): return "\(path): cannot create output: \(reason)"
+        case let .writeFailed(path, reason): return "\(path): write failed: \(reason)"
+        case let .detectorUnavailable(name, reason): return "\(name): detector unavailable: \(reason)"
+        case let .inputDamaged(path, reason): return "\(path): input damaged: \(reason)"
+        case let .internal(message): return "internal error: \(message)"
+        }
+    }
+
+    /// The process exit code documented in the README.
+    public var exitCode: Int32 {
+        switch self {
+        case .internal: return 1
+        case .inputDamaged: return 2
+        case .notMedia: return 65
+        case .inputUnreadable: return 66
+        case .noVideoStream: return 67
+        case .detectorUnavailable: return 69
+        case .outputUnwritable: return 73
+        case .writeFailed: return 74
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import CVision
+import Foundation
+import Synchronization
+
+/// Decode → analyze in parallel → restore order.
+///
+/// A decoder thread reads frames from the source; a pool of workers, each with analyzers of its
+/// own, turns frames into records; the caller's thread receives the records in presentation
+/// order. At most `inFlight` frames are decoded but not yet handed out, so memory is bounded by
+/// the frames in flight, not by the video's length.
+public final class AnalysisPipeline: @unchecked Sendable {
+    // @unchecked Sendable: during `run` the source is used only by the decoder thread and each
+    // analyzer only by its own worker thread; the shared state lives in the locked queue and
+    // synchronizer and in the atomic stop flag.
+    private let source: VideoFileSource
+    private let analyzers: [FrameAnalyzer]
+    private let inFlight: Int
+    private let stopRequested = Atomic(false)
+
+    public struct Result: Sendable {
+        public var frames = 0
+        public var damage = DecodeDamage()
+        /// One message per analyzer failure on a frame (only the count is written to records).
+        public var analyzerErrors: [String] = []
+        public var interrupted = false
+    }
+
+    /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
+    /// any output is written.
+    public init(source: VideoFileSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int) throws {
+        self.source = source
+        let workers = max(1, threads)
+        // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
+        slv_set_num_threads(1)
+        analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes) }
+        inFlight = workers * 2 + 2
+    }
+
+    /// Stops reading new frames; frames already in flight are still delivered. Safe from any thread.
+    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+
+    /// Runs to the end of the source (or until `stop`), calling `sink` with each record in order.
+    /// An error thrown by `sink` stops the pipeline and is rethrown.
+    public func run(_ sink: (FrameRecord) throws -> Void) throws -> Result {
+        let jobs = BlockingQueue<VideoFrame>(capacity: analyzers.count * 2)
+        let synchronizer = Synchronizer()
+        let group = DispatchGroup()
+        let sourceError = Mutex<Error?>(nil)
+        let delivered = Atomic(0)
+
+        group.enter()
+        let decoder = Thread { [self] in
+            defer { group.leave() }
+            var count = 0
+            defer {
+                jobs.close()
+                synchronizer.finish(count: count)
+                delivered.store(count, ordering: .relaxed)
+            }
+            while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
+                do {
+                    guard let frame = try source.nextFrame() else { return }
+                    guard jobs.push(frame) else { return }
+                    count += 1
+                } catch {
+                    sourceError.withLock { $0 = error }
+                    return
+                }
+            }
+        }
+        decoder.name = "sightline.decode"
+        decoder.start()
+
+        for (i, analyzer) in analyzers.enumerated() {
+            group.enter()
+            let worker = Thread {
+                defer { group.leave() }
+                while let frame = jobs.pop() {
+                    synchronizer.deliver(analyzer.analyze(frame))
+                }
+            }
+            worker.name = "sightline.analyze.\(i)"
+            worker.start()
+        }
+
+        var sinkError: Error?
+        while let record = synchronizer.next() {
+            do {
+                try sink(record)
+            } catch {
+                sinkError = error
+                stop()
+                synchronizer.cancel()
+                jobs.close()
+                break
+            }
+        }
+        group.wait()
+        if let sinkError { throw sinkError }
+        if let error = sourceError.withLock({ $0 }) { throw error }
+
+        var result = Result()
+        result.frames = delivered.load(ordering: .relaxed)
+        result.damage = source.damage
+        result.interrupted = stopRequested.load(ordering: .relaxed)
+        result.analyzerErrors = analyzers.flatMap(\.errors)
+        return result
+    }
+}

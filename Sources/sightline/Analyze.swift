@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import Sightline
+
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Analyze a video file: one JSON Lines record per frame with the faces and codes found.",
+        discussion: """
+            Output: a `stream` record, one `frame` record per decoded frame in presentation order \
+            (also when nothing was found), and a `summary` record. Schemas/ describes each record. \
+            The same input and options give byte-identical output for any --threads value.
+            """
+    )
+
+    @Argument(help: "The video file to read (anything FFmpeg opens), or - for standard input.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "Where to write the JSON Lines (- for standard output).")
+    var output: String = "-"
+
+    @Option(help: "Index of the video stream to read (default: the best video stream).")
+    var stream: Int?
+
+    @Option(help: "Start at this time in seconds, like ffmpeg's -ss.")
+    var start: Double?
+
+    @Option(help: "Stop after this many seconds, like ffmpeg's -t.")
+    var duration: Double?
+
+    @Option(help: "Face detector: haar-alt2 (OpenCV frontalface_alt2, the default), haar (frontalface_default), lbp (lbpcascade_frontalface_improved), or off.")
+    var faces: FaceBackend = .haarAlt2
+
+    @Option(name: .customLong("min-face"), help: "Smallest face to find, in pixels of the displayed frame.")
+    var minFace: Int = 40
+
+    @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for face detection (0: full size).")
+    var faceWidth: Int = 640
+
+    @Option(name: .customLong("face-step"), help: "Scale step between the face detector's pyramid levels (larger: faster, coarser).")
+    var faceStep: Double = 1.1
+
+    @Option(help: "Code reader: zxing (zxing-cpp), zbar, or off.")
+    var codes: CodeBackend = .zxing
+
+    @Option(help: "Comma-separated symbologies to look for (default: all the reader knows). Known: \(Symbology.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var symbologies: String?
+
+    @Option(help: "Analysis worker threads (default: all cores).")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
+    var allowNetwork = false
+
+    @Flag(help: "Add the wall time to the summary record (output then differs between runs).")
+    var timing = false
+
+    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Show FFmpeg's warnings about the input on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if let stream, stream < 0 { throw ValidationError("--stream must be 0 or more, not \(stream).") }
+        if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be a time of 0 seconds or more.") }
+        if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds.") }
+        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
+        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
+        if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
+        if !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
+        let codeOptions = try codeReaderOptions()
+        let unsupported = codeOptions.unsupportedSymbologies()
+        if !unsupported.isEmpty {
+            throw ValidationError("--codes \(codes.rawValue) cannot read \(unsupported.map(\.rawValue).joined(separator: ", ")).")
+        }
+    }
+
+    func codeReaderOptions() throws -> CodeReaderOptions {
+        var set = Set<Symbology>()
+        for name in (symbologies ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+            guard let s = Symbology(rawValue: name) else {
+                throw ValidationError("unknown symbology '\(name)' in --symbologies; known: \(Symbology.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            set.insert(s)
+        }
+        return CodeReaderOptions(backend: codes, symbologies: set)
+    }
+
+    func run() throws {
+        var faceOptions = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
+        faceOptions.scaleFactor = faceStep
+        let codeOptions = try codeReaderOptions()
+        VideoFileSource.showLibraryWarnings(verbose)
+        let source = try VideoFileSource(path: input, options: SourceOptions(
+            streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork))
+        let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions, threads: threads)
+        let writer = try JSONLinesWriter(path: output)
+        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
+                                totalFrames: source.info.frameCountHint)
+
+        // SIGINT/SIGTERM: stop reading, finish the frames in flight, write the summary.
+        signal(SIGPIPE, SIG_IGN)
+        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { pipeline.stop() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+
+        let clock = ContinuousClock.now
+        try writer.write(StreamRecord(tool: "sightline \(sightlineVersion)", stream: source.info,
+                                      faces: faceOptions, codes: codeOptions, start: start, duration: duration).json)
+        var summary = SummaryRecord()
+        let result = try pipeline.run { record in
+            try writer.write(record.json)
+            summary.add(record)
+            progress.update(frames: record.index + 1, seconds: record.t)
+        }
+        progress.finish()
+        summary.analyzerErrors = result.analyzerErrors.count
+        summary.damage = result.damage
+        summary.interrupted = result.interrupted
+        if timing {
+            summary.wallSeconds = (ContinuousClock.now - clock).seconds
+        }
+        try writer.write(summary.json)
+
+        if result.interrupted { throw ExitCode(130) }
+        if !result.damage.isEmpty {
+            var reasons: [String] = []
+            if result.damage.corruptFrames > 0 { reasons.append("\(result.damage.corruptFrames) corrupt packets or frames skipped") }
+            if let readError = result.damage.readError { reasons.append("reading stopped early: \(readError)") }
+            throw SightlineError.inputDamaged(path: input, reason: reasons.joined(separator: "; ") + " (\(summary.frames) frames analyzed)")
+        }
+    }
+}
+
+extension FaceBackend: ExpressibleByArgument {}
+extension CodeBackend: ExpressibleByArgument {}

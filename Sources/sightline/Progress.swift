@@ -1,0 +1,43 @@
+import Foundation
+
+/// One self-overwriting status line on standard error while a long run goes on.
+final class Progress {
+    private let enabled: Bool
+    private let totalFrames: Int?
+    private let started = ContinuousClock.now
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private var drewSomething = false
+
+    init(enabled: Bool, totalFrames: Int?) {
+        self.enabled = enabled
+        self.totalFrames = totalFrames
+    }
+
+    func update(frames: Int, seconds: Double) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        guard now - lastDraw >= .milliseconds(250) else { return }
+        lastDraw = now
+        let elapsed = (now - started).seconds
+        let fps = elapsed > 0 ? Double(frames) / elapsed : 0
+        var line = String(format: "\rframes %d", frames)
+        if let totalFrames, totalFrames > 0 {
+            line += String(format: "/%d (%.0f%%)", totalFrames, min(100, 100 * Double(frames) / Double(totalFrames)))
+        }
+        line += String(format: "  t=%.1fs  %.1f fps", seconds, fps)
+        if let totalFrames, fps > 0, totalFrames > frames {
+            line += String(format: "  %.0fs left", Double(totalFrames - frames) / fps)
+        }
+        FileHandle.standardError.write(Data((line + "   ").utf8))
+        drewSomething = true
+    }
+
+    func finish() {
+        guard enabled, drewSomething else { return }
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}

@@ -37,7 +37,7 @@ let package = Package(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "SightlineTests", dependencies: ["Sightline"]),
+        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "sightline"]),
     ],
     cxxLanguageStandard: .cxx17
 )

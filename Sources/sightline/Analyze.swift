@@ -131,7 +131,7 @@ struct Analyze: ParsableCommand {
         if !result.damage.isEmpty {
             var reasons: [String] = []
             if result.damage.corruptFrames > 0 { reasons.append("\(result.damage.corruptFrames) corrupt packets or frames skipped") }
-            if let readError = result.damage.readError { reasons.append("reading stopped early: \(readError)") }
+            if let readError = result.damage.readError { reasons.append(readError) }
             throw SightlineError.inputDamaged(path: input, reason: reasons.joined(separator: "; ") + " (\(summary.frames) frames analyzed)")
         }
     }

@@ -197,7 +197,11 @@ public final class VideoFileSource {
                 if let out = try deliver(decoded) { return out }
                 continue
             }
-            if draining { finished = true; break }
+            if draining {
+                finished = true
+                noteEarlyEnd()
+                break
+            }
             readPacket()
         }
         return nil
@@ -223,15 +227,23 @@ public final class VideoFileSource {
         }
     }
 
+    /// A container that indexes its frames (MP4, MOV) tells how many there should be: fewer means
+    /// the file was cut short.
+    private func noteEarlyEnd() {
+        guard damage.readError == nil, startSeconds == nil, endSeconds == nil,
+              let expected = info.frameCountHint, delivered < expected else { return }
+        damage.readError = "truncated: the file ends after \(delivered) of \(expected) frames"
+    }
+
     /// Reads one packet of the chosen stream into the decoder; at the end, starts draining.
     private func readPacket() {
         guard let format, let codec, let packet else { draining = true; return }
         let ret = av_read_frame(format, packet)
         if ret < 0 {
             if ret != sl_averror_eof() {
-                damage.readError = Self.message(ret)
+                damage.readError = "read error: " + Self.message(ret)
             } else if format.pointee.pb != nil, format.pointee.pb.pointee.error < 0 {
-                damage.readError = Self.message(format.pointee.pb.pointee.error)
+                damage.readError = "read error: " + Self.message(format.pointee.pb.pointee.error)
             }
             avcodec_send_packet(codec, nil)
             draining = true

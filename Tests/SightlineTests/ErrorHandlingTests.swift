@@ -1,0 +1,123 @@
+import XCTest
+@testable import Sightline
+
+/// Bad input and bad options: one line naming the file and the cause, a documented exit code,
+/// and JSON Lines that stay valid for everything already written.
+final class ErrorHandlingTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = try Fixtures.temporaryDirectory(self)
+    }
+
+    private func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    private func assertFails(_ result: ProcessResult, exit code: Int32, mentions fragments: [String],
+                             file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(result.status, code, result.stderr, file: file, line: line)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertFalse(result.stderr.contains("Fatal error") || result.stderr.contains("Backtrac"), result.stderr, file: file, line: line)
+        for fragment in fragments {
+            XCTAssertTrue(result.stderr.contains(fragment), "'\(fragment)' not in: \(result.stderr)", file: file, line: line)
+        }
+        if code != 64 { XCTAssertEqual(lines.count, 1, "expected one line: \(result.stderr)", file: file, line: line) }
+    }
+
+    func testMissingFile() throws {
+        assertFails(try sightline("analyze", path("nope.mp4")), exit: 66, mentions: [path("nope.mp4"), "No such file"])
+    }
+
+    func testDirectoryInput() throws {
+        assertFails(try sightline("analyze", dir.path), exit: 66, mentions: [dir.path, "directory"])
+    }
+
+    func testEmptyFile() throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: path("empty.mp4"), contents: Data()))
+        assertFails(try sightline("analyze", path("empty.mp4")), exit: 65, mentions: [path("empty.mp4"), "empty"])
+    }
+
+    func testNotAVideo() throws {
+        try Data("just some text, not a video\n".utf8).write(to: URL(fileURLWithPath: path("notes.mp4")))
+        assertFails(try sightline("analyze", path("notes.mp4")), exit: 65, mentions: [path("notes.mp4"), "not a video"])
+    }
+
+    func testNoVideoStream() throws {
+        try ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", path("tone.m4a"))
+        assertFails(try sightline("analyze", path("tone.m4a")), exit: 67, mentions: [path("tone.m4a"), "no video stream"])
+        assertFails(try sightline("analyze", Fixtures.sample, "--stream", "3"), exit: 67, mentions: [Fixtures.sample, "stream 3"])
+    }
+
+    func testPlaylistsAreRefusedUnlessNetworkIsAllowed() throws {
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n\(Fixtures.sample)\n#EXT-X-ENDLIST\n"
+        try Data(playlist.utf8).write(to: URL(fileURLWithPath: path("list.m3u8")))
+        assertFails(try sightline("analyze", path("list.m3u8")), exit: 65, mentions: [path("list.m3u8"), "refused"])
+    }
+
+    func testUnwritableOutput() throws {
+        let target = path("missing-dir/out.jsonl")
+        assertFails(try sightline("analyze", Fixtures.sample, "-o", target), exit: 73, mentions: [target])
+    }
+
+    func testBadOptionValues() throws {
+        assertFails(try sightline("analyze", Fixtures.sample, "--threads", "0"), exit: 64, mentions: ["--threads"])
+        assertFails(try sightline("analyze", Fixtures.sample, "--faces", "eigen"), exit: 64, mentions: ["eigen"])
+        assertFails(try sightline("analyze", Fixtures.sample, "--symbologies", "qr,bogus"), exit: 64, mentions: ["bogus"])
+        assertFails(try sightline("analyze", Fixtures.sample, "--codes", "zbar", "--symbologies", "aztec"), exit: 64, mentions: ["aztec"])
+        assertFails(try sightline("analyze", Fixtures.sample, "--duration", "-1"), exit: 64, mentions: ["--duration"])
+        assertFails(try sightline("analyze", Fixtures.sample, "--min-face", "0"), exit: 64, mentions: ["--min-face"])
+    }
+
+    func testTruncatedFileKeepsEverythingThatDecoded() throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Fixtures.sample))
+        try whole.prefix(whole.count * 6 / 10).write(to: URL(fileURLWithPath: path("cut.mp4")))
+        let run = try sightline("analyze", path("cut.mp4"), "-q", "--faces", "off", "-o", path("cut.jsonl"))
+        assertFails(run, exit: 2, mentions: [path("cut.mp4"), "truncated"])
+        let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path("cut.jsonl"))))
+        let summary = try XCTUnwrap(lines.last)
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        let frames = try XCTUnwrap(summary["frames"] as? Int)
+        XCTAssertGreaterThan(frames, 100)
+        XCTAssertLessThan(frames, 300)
+        XCTAssertEqual(lines.count, frames + 2)
+        XCTAssertTrue((summary["read_error"] as? String ?? "").contains("truncated"))
+    }
+
+    func testCorruptPacketsAreSkippedAndCounted() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.sample)))
+        var state: UInt32 = 12345   // a fixed pseudo-random garbage pattern in the middle of the data
+        for i in stride(from: 100_000, to: 110_000, by: 50) {
+            state = state &* 1_103_515_245 &+ 12345
+            bytes[i] = UInt8(truncatingIfNeeded: state >> 16)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path("corrupt.mp4")))
+        let run = try sightline("analyze", path("corrupt.mp4"), "-q", "--faces", "off", "-o", path("corrupt.jsonl"))
+        assertFails(run, exit: 2, mentions: [path("corrupt.mp4"), "corrupt"])
+        let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path("corrupt.jsonl"))))
+        let summary = try XCTUnwrap(lines.last)
+        XCTAssertGreaterThan(summary["corrupt_frames"] as? Int ?? 0, 0)
+        XCTAssertEqual(summary["frames"] as? Int, lines.count - 2)
+    }
+
+    func testInterruptFinishesTheRecordsAndSaysSo() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.binary)
+        process.arguments = ["analyze", Fixtures.sample, "-q", "--threads", "1", "-o", path("int.jsonl")]
+        try process.run()
+        // Wait until frames are being written, then interrupt.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, ((try? Data(contentsOf: URL(fileURLWithPath: path("int.jsonl"))))?.count ?? 0) < 2000 {
+            usleep(20_000)
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path("int.jsonl"))))
+        let summary = try XCTUnwrap(lines.last)
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertEqual(summary["interrupted"] as? Bool, true)
+        let frames = try XCTUnwrap(summary["frames"] as? Int)
+        XCTAssertLessThan(frames, 300)
+        XCTAssertEqual(lines.count, frames + 2)
+        XCTAssertEqual(lines.dropFirst().dropLast().map { $0["index"] as? Int }, Array(0..<frames))
+    }
+}

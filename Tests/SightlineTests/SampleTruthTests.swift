@@ -1,0 +1,134 @@
+import XCTest
+@testable import Sightline
+
+/// The analyze command on the bundled sample, held against its exact ground truth and ffprobe.
+final class SampleTruthTests: XCTestCase {
+    /// One default run shared by the tests (default options: both analyzers on every frame).
+    static let defaultRun: ProcessResult? = try? sightline("analyze", Fixtures.sample, "-q")
+
+    private func defaultOutput() throws -> Data {
+        let run = try XCTUnwrap(Self.defaultRun, "sightline could not be started")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return run.stdout
+    }
+
+    private func frames(_ data: Data) throws -> [FrameRecord] {
+        try jsonLines(data).filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0) }
+    }
+
+    func testOneFrameRecordPerDecodedFrameWithFFprobesPTS() throws {
+        let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                       "frame=pts", "-of", "csv=p=0", Fixtures.sample])
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let expected = probe.stdoutText.split(separator: "\n").map { Int64($0.trimmingCharacters(in: .whitespaces).split(separator: ",")[0])! }
+        let count = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                       "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", Fixtures.sample])
+        XCTAssertEqual(Int(count.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)), expected.count)
+
+        let records = try frames(defaultOutput())
+        XCTAssertEqual(records.count, expected.count)
+        XCTAssertEqual(records.map(\.pts), expected)
+        XCTAssertEqual(records.map(\.index), Array(0..<records.count))
+        // t is pts in seconds from the stream start (time base 1/15360 here).
+        for r in records { XCTAssertEqual(r.t, Double(r.pts) / 15360, accuracy: 1e-6) }
+    }
+
+    func testFacesAndCodesMatchTheTruth() throws {
+        let truth = try RecordFile(path: Fixtures.sampleTruth).frames
+        let predicted = try frames(defaultOutput())
+        let matcher = TruthMatcher(faceIoU: 0.5)
+        let faces = matcher.faces(predicted: predicted, truth: truth)
+        XCTAssertGreaterThanOrEqual(faces.recall, 0.9, "\(faces)")
+        XCTAssertLessThanOrEqual(faces.falsePositivesPer100Frames, 1, "\(faces)")
+        let codes = matcher.codes(predicted: predicted, truth: truth)
+        XCTAssertGreaterThanOrEqual(codes.recall, 0.99, "\(codes)")
+        XCTAssertEqual(codes.wrongPayload, 0, "\(codes)")
+        XCTAssertEqual(codes.extra, 0, "\(codes)")
+        // The second QR code enters at frame 150: not read before, read from then on.
+        let late = "SIGHTLINE-QR-2 enters halfway"
+        XCTAssertFalse(predicted[..<150].contains { $0.codes.contains { $0.text == late } })
+        XCTAssertTrue(predicted[150...].allSatisfy { $0.codes.contains { $0.text == late } })
+    }
+
+    func testStreamHeaderAndSummary() throws {
+        let lines = try jsonLines(defaultOutput())
+        let stream = try XCTUnwrap(lines.first)
+        XCTAssertEqual(stream["type"] as? String, "stream")
+        XCTAssertEqual(stream["width"] as? Int, 1280)
+        XCTAssertEqual(stream["height"] as? Int, 720)
+        XCTAssertEqual(stream["rotation"] as? Int, 0)
+        XCTAssertEqual(stream["codec"] as? String, "h264")
+        XCTAssertEqual(stream["frame_rate"] as? [Int], [30, 1])
+        let summary = try XCTUnwrap(lines.last)
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertEqual(summary["frames"] as? Int, 300)
+        XCTAssertEqual(summary["distinct_codes"] as? Int, 3)
+        XCTAssertEqual(summary["corrupt_frames"] as? Int, 0)
+        XCTAssertEqual(summary["interrupted"] as? Bool, false)
+        XCTAssertNil(summary["wall_seconds"], "timing is opt-in so output stays deterministic")
+    }
+
+    func testOutputIsByteIdenticalForAnyThreadCount() throws {
+        let one = try sightline("analyze", Fixtures.sample, "-q", "--threads", "1")
+        XCTAssertEqual(one.status, 0, one.stderr)
+        let three = try sightline("analyze", Fixtures.sample, "-q", "--threads", "3", "--duration", "3")
+        XCTAssertEqual(three.status, 0, three.stderr)
+        let reference = try defaultOutput()
+        XCTAssertEqual(one.stdout, reference, "--threads 1 differs from the default thread count")
+        // The first 3 s with 3 threads equal the first 90 frames of the full run.
+        let head = try jsonLines(three.stdout).filter { $0["type"] as? String == "frame" }.count
+        XCTAssertEqual(head, 90)
+        let referenceLines = reference.split(separator: UInt8(ascii: "\n"))
+        let threeLines = three.stdout.split(separator: UInt8(ascii: "\n"))
+        XCTAssertEqual(Array(threeLines[1...90]), Array(referenceLines[1...90]))
+    }
+
+    func testZbarBackendReadsTheSameCodes() throws {
+        let run = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--codes", "zbar")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let codes = TruthMatcher().codes(predicted: try frames(run.stdout), truth: try RecordFile(path: Fixtures.sampleTruth).frames)
+        XCTAssertGreaterThanOrEqual(codes.recall, 0.99, "\(codes)")
+        XCTAssertEqual(codes.wrongPayload, 0)
+    }
+
+    func testSymbologyFilterAndStartDuration() throws {
+        let run = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--symbologies", "ean13",
+                                "--start", "5", "--duration", "1")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let records = try frames(run.stdout)
+        XCTAssertEqual(records.count, 30)
+        XCTAssertEqual(try XCTUnwrap(records.first).t, 5, accuracy: 1e-6)
+        XCTAssertTrue(records.allSatisfy { $0.codes.map(\.symbology) == [.ean13] && $0.faceStatus == .off })
+    }
+
+    func testRotatedVideoGeometryIsInTheDisplayedFrame() throws {
+        // Store the picture turned a quarter clockwise and tag it to be turned back for display:
+        // the displayed frames are the original ones, so the original truth applies unchanged.
+        let dir = try Fixtures.temporaryDirectory(self)
+        let turned = dir.appendingPathComponent("turned.mp4").path
+        let rotated = dir.appendingPathComponent("rotated.mp4").path
+        try ffmpeg("-i", Fixtures.sample, "-t", "1", "-vf", "transpose=clock", "-c:v", "libx264", "-crf", "16", turned)
+        // FFmpeg 5.1 writes the rotate tag as a display matrix when remuxing.
+        try ffmpeg("-i", turned, "-c", "copy", "-metadata:s:v", "rotate=90", rotated)
+        let run = try sightline("analyze", rotated, "-q")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = try jsonLines(run.stdout)
+        XCTAssertEqual(lines[0]["rotation"] as? Int, 270)
+        XCTAssertEqual(lines[0]["width"] as? Int, 1280)
+        XCTAssertEqual(lines[0]["coded_width"] as? Int, 720)
+        let predicted = try frames(run.stdout)
+        XCTAssertEqual(predicted.count, 30)
+        let truth = Array(try RecordFile(path: Fixtures.sampleTruth).frames.prefix(30))
+        let faces = TruthMatcher().faces(predicted: predicted, truth: truth)
+        XCTAssertGreaterThanOrEqual(faces.recall, 0.9, "\(faces)")
+        let codes = TruthMatcher().codes(predicted: predicted, truth: truth)
+        XCTAssertGreaterThanOrEqual(codes.recall, 0.99, "\(codes)")
+    }
+
+    func testInputFromStandardInput() throws {
+        let run = try runProcess(Fixtures.binary, ["analyze", "-", "-q", "--faces", "off", "--duration", "0.5"],
+                                 stdin: URL(fileURLWithPath: Fixtures.sample))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try frames(run.stdout).count, 15)
+    }
+}

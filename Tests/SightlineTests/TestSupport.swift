@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+@testable import Sightline
+
+/// Paths and process helpers shared by the end-to-end tests.
+enum Fixtures {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let sample = repo.appendingPathComponent("Samples/faces-and-codes-720p.mp4").path
+    static let sampleTruth = repo.appendingPathComponent("Samples/faces-and-codes-720p.truth.jsonl").path
+    static let sharedData = repo.deletingLastPathComponent().appendingPathComponent("shared/data")
+
+    /// The `sightline` executable built next to the test bundle.
+    static var binary: String {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("sightline").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return repo.appendingPathComponent(".build/debug/sightline").path
+    }
+
+    /// A fresh temporary directory, removed when the test ends.
+    static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir
+    }
+
+    static func sharedDataOrSkip(_ relative: String) throws -> URL {
+        let url = sharedData.appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw XCTSkip("\(url.path) is not present (the shared test data sits beside the repository)")
+        }
+        return url
+    }
+}
+
+struct ProcessResult: Sendable {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// Runs a program to completion and collects its output.
+@discardableResult
+func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    // Standard error goes to a file, so a chatty process never blocks on a full pipe.
+    let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-stderr-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: errPath.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errPath) }
+    process.standardOutput = out
+    process.standardError = try FileHandle(forWritingTo: errPath)
+    if let stdin { process.standardInput = try FileHandle(forReadingFrom: stdin) }
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let errData = (try? Data(contentsOf: errPath)) ?? Data()
+    return ProcessResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+}
+
+func sightline(_ arguments: String...) throws -> ProcessResult {
+    try runProcess(Fixtures.binary, arguments)
+}
+
+func ffmpeg(_ arguments: String...) throws {
+    let result = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments)
+    guard result.status == 0 else { throw "ffmpeg failed: \(result.stderr)" }
+}
+
+/// JSON objects of a JSON Lines buffer.
+func jsonLines(_ data: Data) throws -> [[String: Any]] {
+    try data.split(separator: UInt8(ascii: "\n")).map {
+        guard let object = try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] else { throw "not an object" }
+        return object
+    }
+}

@@ -46,7 +46,7 @@ struct Analyze: ParsableCommand {
     var symbologies: String?
 
     @Option(help: "Analysis worker threads (default: all cores).")
-    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    var threads: Int?
 
     @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
     var allowNetwork = false
@@ -67,7 +67,7 @@ struct Analyze: ParsableCommand {
         if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
         if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
-        if !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
         let codeOptions = try codeReaderOptions()
         let unsupported = codeOptions.unsupportedSymbologies()
         if !unsupported.isEmpty {
@@ -93,10 +93,11 @@ struct Analyze: ParsableCommand {
         VideoFileSource.showLibraryWarnings(verbose)
         let source = try VideoFileSource(path: input, options: SourceOptions(
             streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork))
-        let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions, threads: threads)
+        let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions,
+                                          threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
         let writer = try JSONLinesWriter(path: output)
         let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
-                                totalFrames: source.info.frameCountHint)
+                                totalFrames: expectedFrames(source.info))
 
         // SIGINT/SIGTERM: stop reading, finish the frames in flight, write the summary.
         signal(SIGPIPE, SIG_IGN)
@@ -134,6 +135,18 @@ struct Analyze: ParsableCommand {
             if let readError = result.damage.readError { reasons.append(readError) }
             throw SightlineError.inputDamaged(path: input, reason: reasons.joined(separator: "; ") + " (\(summary.frames) frames analyzed)")
         }
+    }
+}
+
+extension Analyze {
+    /// Frames the run should see, for the progress line: the container's count, less what
+    /// --start skips and --duration leaves out.
+    func expectedFrames(_ info: VideoStreamInfo) -> Int? {
+        let fps = info.frameRate.den > 0 ? Double(info.frameRate.num) / Double(info.frameRate.den) : 0
+        var frames = info.frameCountHint
+        if let start, let total = frames { frames = max(0, total - Int(start * fps)) }
+        if let duration, fps > 0 { frames = min(frames ?? Int.max, Int((duration * fps).rounded(.up))) }
+        return frames
     }
 }
 

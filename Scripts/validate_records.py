@@ -1,0 +1,306 @@
+#!/usr/bin/python3
+"""Validates Sightline JSON Lines output against the record schemas in Schemas/.
+
+Each line is checked against the schema of its "type" (stream, frame, summary; any other type is
+an error), with JSON Schema draft 2020-12. The file as a whole must also be well formed: the
+first record is the stream record and the last is the summary, frame indexes run 0, 1, 2, ...
+without gaps, every line ends with a newline, keys appear in the order the schema lists them, no
+key is repeated, frames agree with the stream record on which analyzers were off, and the
+summary's counts match the frame records.
+
+usage: Scripts/validate_records.py [--schemas DIR] FILE.jsonl [...]   (- reads standard input)
+
+Prints FILE:LINE: message for each problem (at most 20 per file) and exits 1 if there was any;
+otherwise prints "FILE: N records valid" for each file and exits 0. Needs python3-jsonschema.
+"""
+import argparse
+import json
+import os
+import sys
+
+try:
+    from jsonschema import Draft202012Validator
+except ImportError:
+    sys.exit("validate_records.py: needs the jsonschema module (Debian: apt-get install python3-jsonschema)")
+
+MAX_PROBLEMS = 20
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _object_without_duplicates(pairs):
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise DuplicateKey(f"key {key!r} appears twice in one object")
+        seen.add(key)
+    return dict(pairs)
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_line(text):
+    return json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant)
+
+
+def load_schemas(folder):
+    """{record type: (schema, validator)} for every *.schema.json in folder."""
+    schemas = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".schema.json"):
+            continue
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8") as f:
+            schema = json.load(f)
+        Draft202012Validator.check_schema(schema)
+        record_type = schema.get("properties", {}).get("type", {}).get("const")
+        if not isinstance(record_type, str):
+            raise ValueError(f"{path}: properties.type.const names no record type")
+        schemas[record_type] = (schema, Draft202012Validator(schema))
+    if not schemas:
+        raise ValueError(f"no *.schema.json in {folder}")
+    return schemas
+
+
+def where(path):
+    """A JSON path like faces[0].box for messages."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def resolve(schema, root):
+    while isinstance(schema, dict) and "$ref" in schema and schema["$ref"].startswith("#/"):
+        target = root
+        for part in schema["$ref"][2:].split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        schema = target
+    return schema
+
+
+def key_order_problems(value, schema, root, path=()):
+    """Keys must come in the order of the schema's "properties" (the writer's fixed order)."""
+    schema = resolve(schema, root)
+    if not isinstance(schema, dict):
+        return
+    if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
+        order = list(schema["properties"])
+        known = [k for k in value if k in schema["properties"]]
+        if known != sorted(known, key=order.index):
+            yield f"{where(path) or 'record'}: keys out of order: {', '.join(known)} (expected order: {', '.join(k for k in order if k in value)})"
+        for key in known:
+            yield from key_order_problems(value[key], schema["properties"][key], root, path + (key,))
+    elif isinstance(value, list):
+        prefix = schema.get("prefixItems", [])
+        for i, item in enumerate(value):
+            sub = prefix[i] if i < len(prefix) else schema.get("items")
+            if isinstance(sub, dict):
+                yield from key_order_problems(item, sub, root, path + (i,))
+
+
+def describe(error, record):
+    """The error's message, without pages of the offending value."""
+    value, limit = error.instance, error.validator_value
+    if error.validator == "maxItems" and isinstance(value, list):
+        path = list(error.absolute_path)
+        if limit == 0 and path in (["faces"], ["codes"]):
+            status = record.get("status", {}).get(path[0])
+            return f"must be empty when status.{path[0]} is {status!r}, has {len(value)} items"
+        return f"has {len(value)} items, at most {limit} allowed"
+    if error.validator == "maxProperties" and isinstance(value, dict):
+        if value.get("backend") == "off":
+            return f"only backend is written when backend is off, has keys {', '.join(value)}"
+        return f"has keys {', '.join(value)}, at most {limit} allowed here"
+    message = error.message
+    return message if len(message) <= 300 else message[:300] + "..."
+
+
+def schema_problems(record, schemas):
+    record_type = record.get("type")
+    if record_type not in schemas:
+        known = ", ".join(sorted(schemas))
+        return [f"unknown record type {record_type!r} (known: {known})" if "type" in record
+                else f"record has no \"type\" (known types: {known})"]
+    schema, validator = schemas[record_type]
+    errors = sorted(validator.iter_errors(record), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    problems = [f"{record_type}: {where(e.absolute_path) + ': ' if e.absolute_path else ''}{describe(e, record)}" for e in errors]
+    if not problems:
+        problems = [f"{record_type}: {p}" for p in key_order_problems(record, schema, schema)]
+    return problems
+
+
+class Counts:
+    """What the summary record should say about the frame records."""
+
+    def __init__(self):
+        self.frames = self.frames_with_faces = self.frames_with_codes = 0
+        self.face_observations = self.code_observations = 0
+        self.codes = set()
+
+    def add(self, frame):
+        faces, codes = frame.get("faces"), frame.get("codes")
+        if isinstance(faces, list):
+            self.frames_with_faces += bool(faces)
+            self.face_observations += len(faces)
+        if isinstance(codes, list):
+            self.frames_with_codes += bool(codes)
+            self.code_observations += len(codes)
+            for code in codes:
+                if isinstance(code, dict):
+                    self.codes.add((code.get("symbology"), code.get("text")))
+        self.frames += 1
+
+    def mismatches(self, summary):
+        expected = {
+            "frames": self.frames,
+            "frames_with_faces": self.frames_with_faces,
+            "frames_with_codes": self.frames_with_codes,
+            "face_observations": self.face_observations,
+            "code_observations": self.code_observations,
+            "distinct_codes": len(self.codes),
+        }
+        for key, value in expected.items():
+            if key in summary and summary[key] != value:
+                yield f"summary: {key} is {summary[key]!r} but the frame records give {value}"
+
+
+def validate_file(name, data, schemas):
+    """Problems as (line number, message), and the number of records read."""
+    problems = []
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()                 # the text after the final newline
+    elif lines:
+        problems.append((len(lines), "last line does not end with a newline (output cut short?)"))
+    if not lines:
+        problems.append((1, "empty file: expected a stream record, frame records and a summary record"))
+
+    records = 0
+    last_type = None
+    last_line = last_record_line = 0
+    next_index = 0
+    counts = Counts()
+    analyzer_backends = {}
+    mismatched_analyzers = set()
+    skipped = False                 # a line that could not be read as a record: counts are unknown
+    for number, raw in enumerate(lines, start=1):
+        last_line = number
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            problems.append((number, f"not UTF-8: {e}"))
+            skipped = True
+            continue
+        if not text.strip():
+            problems.append((number, "empty line"))
+            skipped = True
+            continue
+        try:
+            record = parse_line(text)
+        except json.JSONDecodeError as e:
+            problems.append((number, f"not valid JSON: {e.msg} at column {e.colno}"))
+            skipped = True
+            continue
+        except ValueError as e:
+            problems.append((number, f"not a JSON record: {e}"))
+            skipped = True
+            continue
+        if not isinstance(record, dict):
+            problems.append((number, f"not a JSON object but {type(record).__name__}"))
+            skipped = True
+            continue
+        records += 1
+        last_record_line = number
+        record_type = record.get("type")
+        problems += [(number, p) for p in schema_problems(record, schemas)]
+        if record_type not in schemas:
+            skipped = True
+
+        if records == 1:
+            if record_type != "stream":
+                problems.append((number, f"first record is {record_type!r}, expected the stream record"))
+        elif record_type == "stream":
+            problems.append((number, "stream record after the first line"))
+        if last_type == "summary":
+            problems.append((number, f"{record_type!r} record after the summary record"))
+        last_type = record_type
+
+        if record_type == "stream":
+            analyzers = record.get("analyzers")
+            if isinstance(analyzers, dict):
+                for kind in ("faces", "codes"):
+                    if isinstance(analyzers.get(kind), dict):
+                        analyzer_backends[kind] = analyzers[kind].get("backend")
+        elif record_type == "frame":
+            index = record.get("index")
+            if isinstance(index, int) and not isinstance(index, bool):
+                if skipped and index > next_index:
+                    pass            # the frames in between may be on the unreadable lines
+                elif index != next_index:
+                    problems.append((number, f"frame index {index}, expected {next_index} (indexes must run 0, 1, 2, ... in order)"))
+                next_index = max(next_index, index + 1)   # one report per frame out of place
+            else:
+                next_index += 1
+            status = record.get("status")
+            if isinstance(status, dict):
+                for kind, backend in analyzer_backends.items():
+                    if kind in status and (status[kind] == "off") != (backend == "off") and kind not in mismatched_analyzers:
+                        mismatched_analyzers.add(kind)   # reported once, at the first frame
+                        problems.append((number, f"frame: status.{kind} is {status[kind]!r} but the stream record's {kind} backend is {backend!r}"))
+            counts.add(record)
+        elif record_type == "summary":
+            if not skipped:
+                problems += [(number, p) for p in counts.mismatches(record)]
+
+    if records and last_type != "summary":
+        problems.append((last_line, f"no summary record at the end (last record: {last_type!r} on line {last_record_line}); output cut short?"))
+    return problems, records
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--schemas", metavar="DIR", default=os.path.join(here, "..", "Schemas"),
+                    help="folder with the *.schema.json files (default: ../Schemas beside this script)")
+    ap.add_argument("files", nargs="+", metavar="FILE.jsonl", help="JSON Lines output; - for standard input")
+    args = ap.parse_args()
+    try:
+        schemas = load_schemas(args.schemas)
+    except (OSError, ValueError) as e:
+        sys.exit(f"validate_records.py: cannot load the schemas: {e}")
+    except Exception as e:  # jsonschema.SchemaError
+        sys.exit(f"validate_records.py: invalid schema: {e}")
+
+    failed = False
+    for path in args.files:
+        name = "<stdin>" if path == "-" else path
+        try:
+            if path == "-":
+                data = sys.stdin.buffer.read()
+            else:
+                with open(path, "rb") as f:
+                    data = f.read()
+        except OSError as e:
+            print(f"{name}: cannot read: {e.strerror}")
+            failed = True
+            continue
+        problems, records = validate_file(name, data, schemas)
+        if problems:
+            failed = True
+            problems.sort(key=lambda p: p[0])
+            for number, message in problems[:MAX_PROBLEMS]:
+                print(f"{name}:{number}: {message}")
+            if len(problems) > MAX_PROBLEMS:
+                print(f"{name}: ... and {len(problems) - MAX_PROBLEMS} more problems")
+        else:
+            print(f"{name}: {records} records valid")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -48,6 +48,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Analysis worker threads (default: all cores).")
     var threads: Int?
 
+    @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
+    var decoderThreads: Int = 0
+
     @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
     var allowNetwork = false
 
@@ -67,6 +70,7 @@ struct Analyze: ParsableCommand {
         if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
         if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
+        if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
         let codeOptions = try codeReaderOptions()
         let unsupported = codeOptions.unsupportedSymbologies()
@@ -92,7 +96,8 @@ struct Analyze: ParsableCommand {
         let codeOptions = try codeReaderOptions()
         VideoFileSource.showLibraryWarnings(verbose)
         let source = try VideoFileSource(path: input, options: SourceOptions(
-            streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork))
+            streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork,
+            decoderThreads: decoderThreads))
         let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions,
                                           threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
         let writer = try JSONLinesWriter(path: output)

@@ -3,22 +3,25 @@ import Foundation
 /// A bounded first-in first-out queue between threads. `push` waits while it is full, `pop`
 /// while it is empty; after `close`, pushes are refused and pops drain what is left, then get nil.
 final class BlockingQueue<Element>: @unchecked Sendable {
-    private var items: [Element] = []
+    // @unchecked Sendable: all state is guarded by `condition`.
+    /// A ring buffer; a popped slot is cleared at once so the queue never keeps an element alive.
+    private var slots: [Element?]
     private var head = 0
+    private var count = 0
     private var closed = false
-    private let capacity: Int
     private let condition = NSCondition()
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int) { slots = Array(repeating: nil, count: max(1, capacity)) }
 
     /// False if the queue was closed (the element is dropped).
     @discardableResult
     func push(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !closed && items.count - head >= capacity { condition.wait() }
+        while !closed && count == slots.count { condition.wait() }
         guard !closed else { return false }
-        items.append(element)
+        slots[(head + count) % slots.count] = element
+        count += 1
         condition.broadcast()
         return true
     }
@@ -26,14 +29,11 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        while !closed && head == items.count { condition.wait() }
-        guard head < items.count else { return nil }
-        let element = items[head]
-        head += 1
-        if head > 64 && head * 2 > items.count {   // compact now and then
-            items.removeFirst(head)
-            head = 0
-        }
+        while !closed && count == 0 { condition.wait() }
+        guard count > 0 else { return nil }
+        let element = slots[head].take()
+        head = (head + 1) % slots.count
+        count -= 1
         condition.broadcast()
         return element
     }

@@ -33,7 +33,11 @@ struct Analyze: ParsableCommand {
     @Option(name: .customLong("min-face"), help: "Smallest face to find, in pixels of the displayed frame.")
     var minFace: Int = 40
 
-    @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for face detection (0: full size).")
+    @Option(name: .customLong("face-width"), help: """
+        Width the frame is scaled down to for face detection (0: full size). The cascade cannot \
+        see faces smaller than its window (20 px for haar-alt2, 24 for haar, 45 for lbp) in the \
+        scaled image: with 640, that is 40 px at 720p and 60 px at 1080p for haar-alt2.
+        """)
     var faceWidth: Int = 640
 
     @Option(name: .customLong("face-step"), help: "Scale step between the face detector's pyramid levels (larger: faster, coarser).")

@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# Throughput and memory benchmark for `sightline analyze`.
+#
+# For each input it times a decode-only FFmpeg pass and a default
+# `sightline analyze` run (both analyzers on every frame), REPS times each,
+# and reports frames per second (median wall time), the ratio of the two, and
+# the peak RSS of sightline (max over the runs). Results are printed and
+# written to OUT/results.md and OUT/results.json.
+#
+# usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
+#                         [--reps N] [--quick | --long]
+#
+# Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
+# 1080p input also what Samples/make_samples.py needs (see Samples/README.md).
+set -euo pipefail
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+usage() {
+    cat <<EOF
+usage: Scripts/bench.sh [options]
+
+Times \`sightline analyze\` against a decode-only FFmpeg pass on the sample
+video at 720p and 1080p and writes OUT/results.md and OUT/results.json.
+
+options:
+  --sightline PATH  sightline binary (default: .build/release/sightline in the
+                    repository, built with \`swift build -c release\` if missing)
+  --out DIR         output folder for generated inputs, run outputs and
+                    results (default: bench-out/ in the repository)
+  --threads N       --threads passed to sightline (default: all cores, $(nproc))
+  --reps N          runs of each measurement; the median wall time is used
+                    (default: 3)
+  --quick           only the 720p input
+  --long            also 20 s and 2 min 1080p inputs (the 1080p sample looped)
+                    to check that peak RSS does not grow with length
+  -h, --help        show this help
+EOF
+}
+
+die() { echo "bench.sh: $*" >&2; exit 1; }
+
+SIGHTLINE=""
+OUT="$ROOT/bench-out"
+THREADS=$(nproc)
+REPS=3
+LONG=0
+QUICK=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --sightline) [ $# -ge 2 ] || die "--sightline needs a path"; SIGHTLINE=$2; shift 2 ;;
+        --out)       [ $# -ge 2 ] || die "--out needs a folder"; OUT=$2; shift 2 ;;
+        --threads)   [ $# -ge 2 ] || die "--threads needs a number"; THREADS=$2; shift 2 ;;
+        --reps)      [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
+        --long)      LONG=1; shift ;;
+        --quick)     QUICK=1; shift ;;
+        -h|--help)   usage; exit 0 ;;
+        *)           usage >&2; die "unknown argument: $1" ;;
+    esac
+done
+[[ $THREADS =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive integer"
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
+[ $QUICK -eq 1 ] && [ $LONG -eq 1 ] && die "--quick and --long exclude each other"
+
+# Requirements (the script installs nothing).
+missing=()
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+[ -x /usr/bin/time ] || missing+=(time)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+if [ ${#missing[@]} -gt 0 ]; then
+    die "missing: ${missing[*]}; install with: apt-get install ${missing[*]}"
+fi
+
+# The binary under test.
+if [ -z "$SIGHTLINE" ]; then
+    SIGHTLINE="$ROOT/.build/release/sightline"
+    if [ ! -x "$SIGHTLINE" ]; then
+        echo "building $SIGHTLINE (swift build -c release)" >&2
+        (cd "$ROOT" && swift build -c release)
+    fi
+fi
+[ -x "$SIGHTLINE" ] || die "not an executable: $SIGHTLINE"
+SIGHTLINE=$(cd "$(dirname "$SIGHTLINE")" && pwd)/$(basename "$SIGHTLINE")
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+RUNS="$OUT/runs"
+mkdir -p "$RUNS"
+
+tmpdirs=()
+cleanup() { local d; for d in "${tmpdirs[@]+"${tmpdirs[@]}"}"; do rm -rf "$d"; done; }
+trap cleanup EXIT
+
+# Inputs: label and path, in the order measured.
+labels=("720p 10 s")
+inputs=("$ROOT/Samples/faces-and-codes-720p.mp4")
+[ -f "${inputs[0]}" ] || die "missing ${inputs[0]}"
+
+if [ $QUICK -eq 0 ]; then
+    in1080="$OUT/faces-and-codes-1080p.mp4"
+    if [ ! -f "$in1080" ]; then
+        echo "generating $in1080 (once; reused by later runs)" >&2
+        gen=$(mktemp -d "$OUT/.gen.XXXXXX"); tmpdirs+=("$gen")
+        /usr/bin/python3 "$ROOT/Samples/make_samples.py" \
+            --size 1920x1080 --name faces-and-codes-1080p --out "$gen" >&2 \
+            || die "generating the 1080p input failed (see Samples/README.md for what make_samples.py needs)"
+        mv "$gen/faces-and-codes-1080p.truth.jsonl" "$OUT/"
+        mv "$gen/faces-and-codes-1080p.mp4" "$in1080"
+    fi
+    labels+=("1080p 10 s"); inputs+=("$in1080")
+
+    if [ $LONG -eq 1 ]; then
+        # -stream_loop N plays the input N+1 times.
+        for spec in "20s:1:1080p 20 s" "120s:11:1080p 2 min"; do
+            IFS=: read -r suffix loops label <<<"$spec"
+            looped="$OUT/faces-and-codes-1080p-$suffix.mp4"
+            if [ ! -f "$looped" ]; then
+                echo "making $looped" >&2
+                ffmpeg -hide_banner -loglevel error -y -stream_loop "$loops" -i "$in1080" \
+                    -c copy "$looped.part.mp4"
+                mv "$looped.part.mp4" "$looped"
+            fi
+            labels+=("$label"); inputs+=("$looped")
+        done
+    fi
+fi
+
+# Measure a private copy, so a rebuild of the binary during the run cannot mix
+# two versions into one table (falls back to the original if the copy does not
+# run, e.g. when it needs libraries next to it).
+SNAPSHOT="$RUNS/sightline"
+cp "$SIGHTLINE" "$SNAPSHOT.part" && mv "$SNAPSHOT.part" "$SNAPSHOT"
+if "$SNAPSHOT" --version >/dev/null 2>&1; then
+    BIN=$SNAPSHOT
+else
+    echo "bench.sh: a copy of $SIGHTLINE does not run; measuring it in place" >&2
+    BIN=$SIGHTLINE
+fi
+SHA=$(sha256sum "$BIN" | cut -c1-12)
+VERSION=$("$BIN" --version)
+NPROC=$(nproc)
+echo "nproc:     $NPROC"
+echo "sightline: $VERSION ($SIGHTLINE, sha256 $SHA...)"
+echo "threads:   $THREADS   reps: $REPS   load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+# One line per run: label, kind (decode|analyze), rep, wall µs, max RSS kB, frames.
+RAW="$RUNS/raw.tsv"
+: >"$RAW"
+now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+summary_frames() {
+    python3 - "$1" <<'PY'
+import json, sys
+frames = None
+with open(sys.argv[1]) as f:
+    for line in f:
+        if '"summary"' in line:
+            rec = json.loads(line)
+            if rec.get("type") == "summary":
+                frames = rec["frames"]
+if frames is None:
+    sys.exit("no summary record in " + sys.argv[1])
+print(frames)
+PY
+}
+
+# Runs "$@" under /usr/bin/time; sets WALL_US and RSS_KB. Wall time is taken
+# around the call with microsecond resolution (%e has only 10 ms, coarse for a
+# decode-only pass of well under a second); peak RSS is %M.
+timed() {
+    local tf="$RUNS/time.txt" t0 t1
+    t0=$(now_us)
+    /usr/bin/time -f '%e %M' -o "$tf" "$@"
+    t1=$(now_us)
+    WALL_US=$((t1 - t0))
+    RSS_KB=$(awk 'END { print $2 }' "$tf")
+}
+
+for i in "${!inputs[@]}"; do
+    in=${inputs[$i]}; label=${labels[$i]}
+    base=$(basename "$in" .mp4)
+    for rep in $(seq 1 "$REPS"); do
+        timed ffmpeg -hide_banner -loglevel error -threads 0 -i "$in" -f null -
+        printf '%s\tdecode\t%s\t%s\t%s\t\n' "$label" "$rep" "$WALL_US" "$RSS_KB" >>"$RAW"
+        dwall=$WALL_US
+
+        jsonl="$RUNS/$base.jsonl"
+        timed "$BIN" analyze "$in" -q -o "$jsonl" --threads "$THREADS"
+        frames=$(summary_frames "$jsonl")
+        printf '%s\tanalyze\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" >>"$RAW"
+        awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$WALL_US" -v m="$RSS_KB" -v f="$frames" \
+            'BEGIN { printf "%-12s run %d/%d  decode %6.2f s  sightline %7.2f s  %5d frames  %6.1f MB\n", l, r, n, d/1e6, a/1e6, f, m/1024 }' >&2
+    done
+done
+echo >&2
+
+python3 - "$RAW" "$OUT" "$NPROC" "$VERSION" "$THREADS" "$REPS" "$LONG" \
+    "$(ffmpeg -version | head -1 | sed 's/ Copyright.*//')" \
+    "$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)" \
+    "$(cut -d' ' -f1-3 /proc/loadavg)" "$SHA" <<'PY'
+import json, os, platform, statistics, sys, time
+
+raw, out, nproc, version, threads, reps, long_, ffmpeg_version, commit, load_end, sha = sys.argv[1:]
+runs = {}
+order = []
+for line in open(raw):
+    label, kind, rep, wall_us, rss_kb, frames = line.rstrip("\n").split("\t")
+    if label not in runs:
+        runs[label] = {"decode": [], "analyze": []}
+        order.append(label)
+    runs[label][kind].append({"wall_s": int(wall_us) / 1e6, "rss_kb": int(rss_kb),
+                              "frames": int(frames) if frames else None})
+
+cpu = "unknown"
+try:
+    for l in open("/proc/cpuinfo"):
+        if l.startswith("model name"):
+            cpu = l.split(":", 1)[1].strip()
+            break
+except OSError:
+    pass
+
+rows = []
+for label in order:
+    d, a = runs[label]["decode"], runs[label]["analyze"]
+    frames = {r["frames"] for r in a}
+    if len(frames) != 1:
+        sys.exit(f"{label}: frame count differs between runs: {sorted(frames)}")
+    n = frames.pop()
+    d_wall = statistics.median(r["wall_s"] for r in d)
+    a_wall = statistics.median(r["wall_s"] for r in a)
+    d_fps, a_fps = n / d_wall, n / a_wall
+    rows.append({
+        "input": label, "frames": n,
+        "decode_fps": round(d_fps, 1), "sightline_fps": round(a_fps, 1),
+        "ratio": round(a_fps / d_fps, 3),
+        "peak_rss_mb": round(max(r["rss_kb"] for r in a) / 1024, 1),
+        "decode_wall_s": [r["wall_s"] for r in d],
+        "decode_rss_kb": [r["rss_kb"] for r in d],
+        "sightline_wall_s": [r["wall_s"] for r in a],
+        "sightline_rss_kb": [r["rss_kb"] for r in a],
+    })
+
+head = ["input", "frames", "decode-only fps", "sightline fps", "ratio", "peak RSS MB"]
+cells = [[r["input"], str(r["frames"]), f'{r["decode_fps"]:.1f}', f'{r["sightline_fps"]:.1f}',
+          f'{r["ratio"]:.3f}', f'{r["peak_rss_mb"]:.1f}'] for r in rows]
+widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+fmt = lambda c: "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths)))
+print(fmt(head))
+print("  ".join("-" * w for w in widths))
+for c in cells:
+    print(fmt(c))
+
+growth = None
+long_rows = [r for r in rows if r["input"].startswith("1080p")]
+if long_ == "1" and len(long_rows) >= 2:
+    first, last = long_rows[0], long_rows[-1]
+    delta = last["peak_rss_mb"] - first["peak_rss_mb"]
+    pct = 100 * delta / first["peak_rss_mb"]
+    flat = pct <= 10
+    growth = {"from": first["input"], "to": last["input"],
+              "peak_rss_mb": [r["peak_rss_mb"] for r in long_rows],
+              "delta_mb": round(delta, 1), "delta_pct": round(pct, 1),
+              "limit_pct": 10, "flat": flat}
+    verdict = "does not grow with length" if flat else "GROWS with length"
+    growth_line = (f"Peak RSS 1080p by length: " +
+                   ", ".join(f'{r["input"].split(" ", 1)[1]} {r["peak_rss_mb"]:.1f} MB' for r in long_rows) +
+                   f"; {first['input']} -> {last['input']}: {delta:+.1f} MB ({pct:+.1f}%, limit +10%): {verdict}")
+    print()
+    print(growth_line)
+
+date = time.strftime("%Y-%m-%d %H:%M:%S %z")
+meta = {"date": date, "nproc": int(nproc), "cpu": cpu, "sightline_version": version, "sightline_sha256_12": sha,
+        "commit": commit, "threads": int(threads), "reps": int(reps), "ffmpeg": ffmpeg_version,
+        "load_average_end": load_end, "kernel": platform.release()}
+
+with open(os.path.join(out, "results.json"), "w") as f:
+    json.dump({**meta, "results": rows, "memory_growth": growth}, f, indent=2)
+    f.write("\n")
+
+with open(os.path.join(out, "results.md"), "w") as f:
+    f.write("# sightline benchmark\n\n")
+    f.write(f"{date}; sightline {version} (binary sha256 {sha}..., repository {commit}); {cpu}, nproc {nproc}; "
+            f"`--threads {threads}`; median of {reps} run{'' if reps == '1' else 's'}; {ffmpeg_version}\n\n")
+    f.write("| " + " | ".join(head) + " |\n")
+    f.write("| --- | " + " | ".join("---:" for _ in head[1:]) + " |\n")
+    for c in cells:
+        f.write("| " + " | ".join(c) + " |\n")
+    f.write("\ndecode-only: `ffmpeg -threads 0 -i IN -f null -`; sightline: `sightline analyze IN -q "
+            f"--threads {threads}` (default options); ratio = sightline fps / decode-only fps; "
+            "peak RSS of sightline, max over the runs.\n")
+    if growth:
+        f.write("\n" + growth_line + "\n")
+print()
+print(f"wrote {os.path.join(out, 'results.md')} and {os.path.join(out, 'results.json')}")
+PY

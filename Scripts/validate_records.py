@@ -19,7 +19,7 @@ import os
 import sys
 
 try:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, RefResolver
 except ImportError:
     sys.exit("validate_records.py: needs the jsonschema module (Debian: apt-get install python3-jsonschema)")
 
@@ -49,7 +49,7 @@ def parse_line(text):
 
 def load_schemas(folder):
     """{record type: (schema, validator)} for every *.schema.json in folder."""
-    schemas = {}
+    loaded = []
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".schema.json"):
             continue
@@ -57,10 +57,16 @@ def load_schemas(folder):
         with open(path, encoding="utf-8") as f:
             schema = json.load(f)
         Draft202012Validator.check_schema(schema)
+        loaded.append((path, schema))
+    # Schemas refer to each other's $defs (track -> frame): resolve those from the folder.
+    store = {schema["$id"]: schema for _, schema in loaded if "$id" in schema}
+    schemas = {}
+    for path, schema in loaded:
         record_type = schema.get("properties", {}).get("type", {}).get("const")
         if not isinstance(record_type, str):
             raise ValueError(f"{path}: properties.type.const names no record type")
-        schemas[record_type] = (schema, Draft202012Validator(schema))
+        resolver = RefResolver(base_uri=schema.get("$id", ""), referrer=schema, store=store)
+        schemas[record_type] = (schema, Draft202012Validator(schema, resolver=resolver))
     if not schemas:
         raise ValueError(f"no *.schema.json in {folder}")
     return schemas
@@ -141,6 +147,7 @@ class Counts:
         self.frames = self.frames_with_faces = self.frames_with_codes = 0
         self.face_observations = self.code_observations = 0
         self.codes = set()
+        self.tracks = 0
 
     def add(self, frame):
         faces, codes = frame.get("faces"), frame.get("codes")
@@ -163,6 +170,7 @@ class Counts:
             "face_observations": self.face_observations,
             "code_observations": self.code_observations,
             "distinct_codes": len(self.codes),
+            "tracks": self.tracks,
         }
         for key, value in expected.items():
             if key in summary and summary[key] != value:
@@ -253,6 +261,8 @@ def validate_file(name, data, schemas):
                         mismatched_analyzers.add(kind)   # reported once, at the first frame
                         problems.append((number, f"frame: status.{kind} is {status[kind]!r} but the stream record's {kind} backend is {backend!r}"))
             counts.add(record)
+        elif record_type == "track":
+            counts.tracks += 1
         elif record_type == "summary":
             if not skipped:
                 problems += [(number, p) for p in counts.mismatches(record)]

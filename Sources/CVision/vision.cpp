@@ -65,36 +65,43 @@ extern "C" void slv_cascade_destroy(slv_cascade *cascade) { delete cascade; }
 extern "C" int slv_cascade_detect(slv_cascade *cascade, slv_gray_image image, const slv_cascade_options *o,
                                   slv_face *faces, int capacity, char *error, size_t error_size) {
     try {
-        cv::Mat full = wrap(image);
-        // Rotation first changes which side is "width": scale from the rotated size.
         const bool swaps = o->rotation == 90 || o->rotation == 270;
-        const int rotatedWidth = swaps ? image.height : image.width;
+        const int W = image.width, H = image.height;             // coded picture
+        const int displayW = swaps ? H : W, displayH = swaps ? W : H;
+
+        // The displayed-frame rectangle to search (the whole frame unless a region is given).
+        cv::Rect shown(0, 0, displayW, displayH);
+        if (o->roi_w > 0 && o->roi_h > 0) shown &= cv::Rect(o->roi_x, o->roi_y, o->roi_w, o->roi_h);
+        if (shown.width <= 0 || shown.height <= 0) return 0;
+        // The same rectangle in the coded picture: only it is scaled and turned, never more.
+        cv::Rect coded;
+        switch (o->rotation) {
+            case 90: coded = cv::Rect(shown.y, H - shown.x - shown.width, shown.height, shown.width); break;
+            case 180: coded = cv::Rect(W - shown.x - shown.width, H - shown.y - shown.height, shown.width, shown.height); break;
+            case 270: coded = cv::Rect(W - shown.y - shown.height, shown.x, shown.height, shown.width); break;
+            default: coded = shown;
+        }
+        cv::Mat part = wrap(image)(coded);
+
         double scale = 1.0;
-        cv::Mat work = full;
-        if (o->detect_width > 0 && o->detect_width < rotatedWidth) {
-            scale = (double)o->detect_width / rotatedWidth;
-            cv::resize(full, cascade->small, cv::Size(), scale, scale, cv::INTER_AREA);
+        if (o->detect_width > 0 && o->detect_width < displayW) scale = (double)o->detect_width / displayW;
+        cv::Mat work = part;
+        if (scale < 1.0) {
+            cv::resize(part, cascade->small, cv::Size(), scale, scale, cv::INTER_AREA);
             work = cascade->small;
         }
         if (o->rotation == 90) { cv::rotate(work, cascade->rotated, cv::ROTATE_90_CLOCKWISE); work = cascade->rotated; }
         else if (o->rotation == 180) { cv::rotate(work, cascade->rotated, cv::ROTATE_180); work = cascade->rotated; }
         else if (o->rotation == 270) { cv::rotate(work, cascade->rotated, cv::ROTATE_90_COUNTERCLOCKWISE); work = cascade->rotated; }
 
-        cv::Rect roi(0, 0, work.cols, work.rows);
-        if (o->roi_w > 0 && o->roi_h > 0) {
-            cv::Rect wanted((int)std::floor(o->roi_x * scale), (int)std::floor(o->roi_y * scale),
-                            (int)std::ceil(o->roi_w * scale), (int)std::ceil(o->roi_h * scale));
-            roi = wanted & roi;
-        }
-        if (roi.width <= 0 || roi.height <= 0) return 0;
-
         const int minSide = std::max(1, (int)std::lround(o->min_face * scale));
+        const int maxSide = o->max_face > 0 ? std::max(minSide, (int)std::lround(o->max_face * scale)) : 0;
         std::vector<cv::Rect> found;
         std::vector<int> neighbors;
-        cascade->classifier.detectMultiScale(work(roi), found, neighbors,
+        cascade->classifier.detectMultiScale(work, found, neighbors,
                                              o->scale_factor > 1.0 ? o->scale_factor : 1.1,
                                              o->min_neighbors > 0 ? o->min_neighbors : 3, 0,
-                                             cv::Size(minSide, minSide));
+                                             cv::Size(minSide, minSide), cv::Size(maxSide, maxSide));
         // Stable order (top-left first) so output never depends on OpenCV's internal grouping order.
         std::vector<size_t> order(found.size());
         for (size_t i = 0; i < order.size(); i++) order[i] = i;
@@ -106,8 +113,8 @@ extern "C" int slv_cascade_detect(slv_cascade *cascade, slv_gray_image image, co
         for (size_t i : order) {
             if (n >= capacity) break;
             const cv::Rect &r = found[i];
-            faces[n].x = (float)((r.x + roi.x) / scale);
-            faces[n].y = (float)((r.y + roi.y) / scale);
+            faces[n].x = (float)(shown.x + r.x / scale);
+            faces[n].y = (float)(shown.y + r.y / scale);
             faces[n].w = (float)(r.width / scale);
             faces[n].h = (float)(r.height / scale);
             faces[n].neighbors = i < neighbors.size() ? neighbors[i] : 0;

@@ -52,6 +52,15 @@ struct Analyze: ParsableCommand {
     @Option(help: "Analysis worker threads (default: all cores).")
     var threads: Int?
 
+    @Option(name: .customLong("detect-every"), help: """
+        Run the full-frame detectors on every Nth frame only; in between, known faces and codes \
+        are searched for around their predicted place (new objects appear within N frames).
+        """)
+    var detectEvery: Int = 1
+
+    @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
+    var maxGap: Int = 15
+
     @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
     var decoderThreads: Int = 0
 
@@ -74,6 +83,8 @@ struct Analyze: ParsableCommand {
         if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
         if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
+        if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
+        if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
         if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
         let codeOptions = try codeReaderOptions()
@@ -103,7 +114,10 @@ struct Analyze: ParsableCommand {
             streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork,
             decoderThreads: decoderThreads))
         let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions,
-                                          threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+                                          threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
+                                          detectEvery: detectEvery)
+        let tracking = try TrackingStage(tracker: TrackerOptions(maxGap: maxGap), detectEvery: detectEvery,
+                                         faces: faceOptions, codes: codeOptions)
         let writer = try JSONLinesWriter(path: output)
         let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
                                 totalFrames: expectedFrames(source.info))
@@ -121,15 +135,22 @@ struct Analyze: ParsableCommand {
 
         let clock = ContinuousClock.now
         try writer.write(StreamRecord(tool: "sightline \(sightlineVersion)", stream: source.info,
-                                      faces: faceOptions, codes: codeOptions, start: start, duration: duration).json)
+                                      faces: faceOptions, codes: codeOptions, tracking: tracking.configuration,
+                                      start: start, duration: duration).json)
         var summary = SummaryRecord()
-        let result = try pipeline.run { record in
+        let result = try pipeline.run { analyzed, frame in
+            let (record, ended) = tracking.process(analyzed, frame: frame)
             try writer.write(record.json)
             summary.add(record)
+            for track in ended { try writer.write(track.json) }
+            summary.tracks += ended.count
             progress.update(frames: record.index + 1, seconds: record.t)
         }
         progress.finish()
-        summary.analyzerErrors = result.analyzerErrors.count
+        let remaining = tracking.finish()
+        for track in remaining { try writer.write(track.json) }
+        summary.tracks += remaining.count
+        summary.analyzerErrors = result.analyzerErrors.count + tracking.errors
         summary.damage = result.damage
         summary.interrupted = result.interrupted
         if timing {

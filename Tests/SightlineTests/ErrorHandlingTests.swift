@@ -78,24 +78,22 @@ final class ErrorHandlingTests: XCTestCase {
         let frames = try XCTUnwrap(summary["frames"] as? Int)
         XCTAssertGreaterThan(frames, 100)
         XCTAssertLessThan(frames, 300)
-        XCTAssertEqual(lines.count, frames + 2)
+        XCTAssertEqual(lines.filter { $0["type"] as? String == "frame" }.count, frames)
         XCTAssertTrue((summary["read_error"] as? String ?? "").contains("truncated"))
     }
 
     func testCorruptPacketsAreSkippedAndCounted() throws {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.sample)))
-        var state: UInt32 = 12345   // a fixed pseudo-random garbage pattern in the middle of the data
-        for i in stride(from: 100_000, to: 110_000, by: 50) {
-            state = state &* 1_103_515_245 &+ 12345
-            bytes[i] = UInt8(truncatingIfNeeded: state >> 16)
-        }
+        // 40 kB of garbage in the middle of the video data: enough to damage frames whatever the
+        // decoder's threading (a few scattered bytes may be concealed without a trace).
+        for i in 100_000..<140_000 { bytes[i] = UInt8(truncatingIfNeeded: i &* 7919) }
         try Data(bytes).write(to: URL(fileURLWithPath: path("corrupt.mp4")))
         let run = try sightline("analyze", path("corrupt.mp4"), "-q", "--faces", "off", "-o", path("corrupt.jsonl"))
         assertFails(run, exit: 2, mentions: [path("corrupt.mp4"), "corrupt"])
         let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path("corrupt.jsonl"))))
         let summary = try XCTUnwrap(lines.last)
         XCTAssertGreaterThan(summary["corrupt_frames"] as? Int ?? 0, 0)
-        XCTAssertEqual(summary["frames"] as? Int, lines.count - 2)
+        XCTAssertEqual(summary["frames"] as? Int, lines.filter { $0["type"] as? String == "frame" }.count)
     }
 
     func testInterruptFinishesTheRecordsAndSaysSo() throws {
@@ -117,7 +115,8 @@ final class ErrorHandlingTests: XCTestCase {
         XCTAssertEqual(summary["interrupted"] as? Bool, true)
         let frames = try XCTUnwrap(summary["frames"] as? Int)
         XCTAssertLessThan(frames, 300)
-        XCTAssertEqual(lines.count, frames + 2)
-        XCTAssertEqual(lines.dropFirst().dropLast().map { $0["index"] as? Int }, Array(0..<frames))
+        XCTAssertEqual(lines.filter { $0["type"] as? String == "frame" }.map { $0["index"] as? Int }, Array(0..<frames))
+        // Tracks still open at the interruption are closed and written before the summary.
+        XCTAssertEqual(lines.filter { $0["type"] as? String == "track" }.count, summary["tracks"] as? Int)
     }
 }

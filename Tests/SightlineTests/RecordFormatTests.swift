@@ -58,21 +58,17 @@ final class GeometryTests: XCTestCase {
 }
 
 final class SynchronizerTests: XCTestCase {
-    private func record(_ i: Int) -> FrameRecord {
-        FrameRecord(index: i, pts: Int64(i), t: 0, faceStatus: .off, codeStatus: .off, faces: [], codes: [])
-    }
-
     func testHandsOutRecordsInIndexOrderWhateverTheArrivalOrder() {
-        let sync = Synchronizer()
-        for i in [3, 1, 0, 4, 2] { sync.deliver(record(i)) }
+        let sync = Synchronizer<String>()
+        for i in [3, 1, 0, 4, 2] { sync.deliver("frame \(i)", index: i) }
         sync.finish(count: 5)
-        var order: [Int] = []
-        while let r = sync.next() { order.append(r.index) }
-        XCTAssertEqual(order, [0, 1, 2, 3, 4])
+        var order: [String] = []
+        while let item = sync.next() { order.append(item) }
+        XCTAssertEqual(order, ["frame 0", "frame 1", "frame 2", "frame 3", "frame 4"])
     }
 
     func testLimitsFramesInFlightAndReleasesOnCancel() {
-        let sync = Synchronizer()
+        let sync = Synchronizer<Int>()
         XCTAssertTrue(sync.waitForRoom(index: 1, capacity: 2))
         let released = expectation(description: "waiting producer released by cancel")
         let producer = Thread {

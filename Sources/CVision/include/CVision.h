@@ -32,10 +32,11 @@ typedef struct {
 typedef struct {
     int detect_width;   ///< the image is downscaled to this width before detection (0: no scaling)
     int min_face;       ///< smallest face searched for, in full-size pixels
+    int max_face;       ///< largest face searched for, in full-size pixels (0: no limit)
     int rotation;       ///< degrees clockwise (0/90/180/270) to rotate before detection
     double scale_factor;
     int min_neighbors;
-    /// optional region of the full-size rotated image to search (w <= 0: whole image)
+    /// optional region of the displayed (rotated) full-size frame to search (w <= 0: whole frame)
     int roi_x, roi_y, roi_w, roi_h;
 } slv_cascade_options;
 

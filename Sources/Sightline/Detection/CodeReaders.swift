@@ -102,6 +102,25 @@ public final class ZBarCodeReader: CodeReader {
     }
 
     public func read(_ gray: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
+        if gray.isRegion {
+            // A region's rows are not contiguous: copy it (regions are small).
+            var rows = [UInt8](repeating: 0, count: gray.width * gray.height)
+            for y in 0..<gray.height {
+                rows.withUnsafeMutableBufferPointer { dst in
+                    (dst.baseAddress! + y * gray.width).update(from: gray.image.data + y * gray.stride, count: gray.width)
+                }
+            }
+            return try rows.withUnsafeBufferPointer { buffer in
+                let copy = GrayImage(image: slv_gray_image(data: buffer.baseAddress, width: gray.image.width,
+                                                           height: gray.image.height, stride: gray.image.width),
+                                     originX: gray.originX, originY: gray.originY)
+                return try scan(copy, rotation: rotation)
+            }
+        }
+        return try scan(gray, rotation: rotation)
+    }
+
+    private func scan(_ gray: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
         // zbar has no row stride: scan stride-wide rows and drop what lies in the padding.
         zbar_image_set_size(image, UInt32(gray.stride), UInt32(gray.height))
         zbar_image_set_data(image, gray.image.data, UInt(gray.stride * gray.height), nil)
@@ -121,7 +140,7 @@ public final class ZBarCodeReader: CodeReader {
                 points.append(Point(x: Double(zbar_symbol_get_loc_x(s, i)), y: Double(zbar_symbol_get_loc_y(s, i))))
             }
             guard points.contains(where: { $0.x < width }) else { continue }   // found in the padding
-            points = points.map { rotation.display(Point(x: min($0.x, width), y: $0.y)) }
+            points = points.map { rotation.display(Point(x: min($0.x, width) + Double(gray.originX), y: $0.y + Double(gray.originY))) }
             let length = Int(zbar_symbol_get_data_length(s))
             let bytes = zbar_symbol_get_data(s).map { ptr in
                 [UInt8](UnsafeRawBufferPointer(start: ptr, count: length))
@@ -189,7 +208,9 @@ public final class ZXingCodeReader: CodeReader {
             let c = code.corners
             let corners = [(c.0, c.1), (c.2, c.3), (c.4, c.5), (c.6, c.7)]
             return CodeObservation(symbology: symbology, text: text, bytes: bytes,
-                                   polygon: corners.map { rotation.display(Point(x: Double($0.0), y: Double($0.1))) })
+                                   polygon: corners.map {
+                                       rotation.display(Point(x: Double($0.0 + Int32(gray.originX)), y: Double($0.1 + Int32(gray.originY))))
+                                   })
         }
     }
 }

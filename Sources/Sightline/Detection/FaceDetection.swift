@@ -72,11 +72,14 @@ public final class CascadeFaceDetector {
 
     deinit { slv_cascade_destroy(handle) }
 
-    /// Faces in the displayed (rotated) frame. `region`, in displayed-frame pixels, limits the search.
-    public func detect(in image: GrayImage, rotation: Rotation, region: Box? = nil) throws -> [FaceObservation] {
+    /// Faces in the displayed (rotated) frame. `region`, in displayed-frame pixels, limits the
+    /// search, and `sizes` overrides the options' face sizes (both for region refinement).
+    public func detect(in image: GrayImage, rotation: Rotation, region: Box? = nil,
+                       sizes: ClosedRange<Int>? = nil) throws -> [FaceObservation] {
         var o = slv_cascade_options()
         o.detect_width = Int32(options.detectWidth)
-        o.min_face = Int32(options.minFace)
+        o.min_face = Int32(sizes?.lowerBound ?? options.minFace)
+        o.max_face = Int32(sizes?.upperBound ?? 0)
         o.rotation = Int32(rotation.degrees)
         o.scale_factor = options.scaleFactor
         o.min_neighbors = Int32(options.minNeighbors)

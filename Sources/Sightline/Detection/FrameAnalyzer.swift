@@ -13,10 +13,17 @@ public final class FrameAnalyzer: @unchecked Sendable {
         codeReader = try makeCodeReader(codes)
     }
 
-    public func analyze(_ frame: VideoFrame) -> FrameRecord {
+    /// Runs the detectors on the whole frame; with `detect` false, only records the frame (the
+    /// tracking stage searches it around known objects).
+    public func analyze(_ frame: VideoFrame, detect: Bool = true) -> FrameRecord {
         let luma = frame.luma
         var faceStatus = AnalyzerStatus.off, codeStatus = AnalyzerStatus.off
         var faces: [FaceObservation] = [], codes: [CodeObservation] = []
+        if !detect {
+            return FrameRecord(index: frame.index, pts: frame.pts, t: frame.seconds,
+                               faceStatus: faceDetector == nil ? .off : .skipped,
+                               codeStatus: codeReader == nil ? .off : .skipped, faces: [], codes: [])
+        }
         if let faceDetector {
             do {
                 faces = try faceDetector.detect(in: luma, rotation: frame.rotation)

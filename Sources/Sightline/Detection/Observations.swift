@@ -1,5 +1,15 @@
 import Foundation
 
+/// How an observation was obtained.
+public enum ObservationSource: String, Sendable {
+    /// Found by the full-frame detector.
+    case detected
+    /// Found by a search in a region around a known track's predicted place (detection stride).
+    case refined
+    /// Not found: the track's box predicted from its motion.
+    case interpolated
+}
+
 /// A face found in one frame.
 public struct FaceObservation: Hashable, Sendable {
     public var box: Box
@@ -7,11 +17,13 @@ public struct FaceObservation: Hashable, Sendable {
     public var score: Double
     /// Track id once a tracker (or a ground-truth file) assigned one.
     public var track: Int?
+    public var source: ObservationSource
 
-    public init(box: Box, score: Double, track: Int? = nil) {
+    public init(box: Box, score: Double, track: Int? = nil, source: ObservationSource = .detected) {
         self.box = box
         self.score = score
         self.track = track
+        self.source = source
     }
 }
 
@@ -27,13 +39,16 @@ public struct CodeObservation: Hashable, Sendable {
     public var box: Box { Box(bounding: polygon) }
     /// Track id once a tracker (or a ground-truth file) assigned one.
     public var track: Int?
+    public var source: ObservationSource
 
-    public init(symbology: Symbology, text: String, bytes: [UInt8], polygon: [Point], track: Int? = nil) {
+    public init(symbology: Symbology, text: String, bytes: [UInt8], polygon: [Point], track: Int? = nil,
+                source: ObservationSource = .detected) {
         self.symbology = symbology
         self.text = text
         self.bytes = bytes
         self.polygon = polygon
         self.track = track
+        self.source = source
     }
 
     /// True when `bytes` are not the UTF-8 encoding of `text` (binary payloads).

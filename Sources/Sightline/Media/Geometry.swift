@@ -54,6 +54,16 @@ public struct Rotation: Hashable, Sendable {
 
     public var swapsAxes: Bool { degrees == 90 || degrees == 270 }
 
+    /// The coded-picture point shown at displayed-frame point `p` (inverse of `display`).
+    public func coded(_ p: Point) -> Point {
+        switch degrees {
+        case 90: return Point(x: p.y, y: codedHeight - p.x)
+        case 180: return Point(x: codedWidth - p.x, y: codedHeight - p.y)
+        case 270: return Point(x: codedWidth - p.y, y: p.x)
+        default: return p
+        }
+    }
+
     public func display(_ p: Point) -> Point {
         switch degrees {
         case 90: return Point(x: codedHeight - p.y, y: p.x)

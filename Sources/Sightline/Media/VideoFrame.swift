@@ -5,9 +5,31 @@ import CVision
 /// `VideoFrame` it came from is alive.
 public struct GrayImage {
     let image: slv_gray_image
+    /// Where this view starts in the full plane (non-zero for a region, see `cropped`).
+    public let originX: Int
+    public let originY: Int
     public var width: Int { Int(image.width) }
     public var height: Int { Int(image.height) }
     public var stride: Int { Int(image.stride) }
+    /// True for a view made by `cropped`: its rows do not run to the end of the plane's rows.
+    public let isRegion: Bool
+
+    init(image: slv_gray_image, originX: Int = 0, originY: Int = 0, isRegion: Bool = false) {
+        self.image = image
+        self.originX = originX
+        self.originY = originY
+        self.isRegion = isRegion
+    }
+
+    /// A view of a rectangle of this image (clipped to it), without copying; nil if empty.
+    public func cropped(x: Int, y: Int, width w: Int, height h: Int) -> GrayImage? {
+        let x0 = max(0, x), y0 = max(0, y)
+        let x1 = min(width, x + w), y1 = min(height, y + h)
+        guard x1 > x0, y1 > y0 else { return nil }
+        let view = slv_gray_image(data: image.data + y0 * stride + x0, width: Int32(x1 - x0), height: Int32(y1 - y0),
+                                  stride: image.stride)
+        return GrayImage(image: view, originX: originX + x0, originY: originY + y0, isRegion: true)
+    }
 
     /// The pixel at column x, row y (for tests and sampling; the detectors read the plane directly).
     public subscript(x: Int, y: Int) -> UInt8 { image.data[y * stride + x] }

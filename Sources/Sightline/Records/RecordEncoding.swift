@@ -22,7 +22,9 @@ extension FaceObservation {
     var json: JSON {
         var members: [(String, JSON)] = []
         if let track { members.append(("track", .int(Int64(track)))) }
-        return .object(members + [("box", box.json), ("score", .fixed(score, digits: Precision.score))])
+        members += [("box", box.json), ("score", .fixed(score, digits: Precision.score))]
+        if source != .detected { members.append(("source", .string(source.rawValue))) }
+        return .object(members)
     }
 }
 
@@ -34,6 +36,7 @@ extension CodeObservation {
         if isBinary { members.append(("bytes", .string(Data(bytes).base64EncodedString()))) }
         members.append(("box", box.json))
         members.append(("polygon", .array(polygon.map(\.json))))
+        if source != .detected { members.append(("source", .string(source.rawValue))) }
         return .object(members)
     }
 }
@@ -58,6 +61,8 @@ extension StreamRecord {
             codeMembers.append(("symbologies", .array(codes.effectiveSymbologies.map { .string($0.rawValue) })))
         }
         analyzers.append(("codes", .object(codeMembers)))
+        analyzers.append(("tracking", .object([("max_gap", .int(Int64(tracking.maxGap))),
+                                               ("detect_every", .int(Int64(tracking.detectEvery)))])))
 
         var members: [(String, JSON)] = [
             ("type", .string("stream")),
@@ -97,6 +102,30 @@ extension FrameRecord {
     }
 }
 
+extension TrackRecord {
+    public var json: JSON {
+        var members: [(String, JSON)] = [
+            ("type", .string("track")),
+            ("id", .int(Int64(id))),
+            ("kind", .string(kind.rawValue)),
+            ("first_frame", .int(Int64(firstFrame))),
+            ("last_frame", .int(Int64(lastFrame))),
+            ("first_t", .fixed(firstT, digits: Precision.seconds)),
+            ("last_t", .fixed(lastT, digits: Precision.seconds)),
+            ("frames_observed", .int(Int64(framesObserved))),
+            ("frames_interpolated", .int(Int64(framesInterpolated))),
+        ]
+        if let meanScore { members.append(("mean_score", .fixed(meanScore, digits: Precision.score))) }
+        if let symbology { members.append(("symbology", .string(symbology.rawValue))) }
+        if let text { members.append(("text", .string(text))) }
+        if let bytes, String(validatingUTF8Bytes: bytes) == nil {
+            members.append(("bytes", .string(Data(bytes).base64EncodedString())))
+        }
+        members += [("best_box", bestBox.json), ("best_frame", .int(Int64(bestFrame)))]
+        return .object(members)
+    }
+}
+
 extension SummaryRecord {
     public var json: JSON {
         var members: [(String, JSON)] = [
@@ -107,6 +136,7 @@ extension SummaryRecord {
             ("face_observations", .int(Int64(faceObservations))),
             ("code_observations", .int(Int64(codeObservations))),
             ("distinct_codes", .int(Int64(distinctCodes))),
+            ("tracks", .int(Int64(tracks))),
             ("analyzer_errors", .int(Int64(analyzerErrors))),
             ("corrupt_frames", .int(Int64(damage.corruptFrames))),
             ("read_error", damage.readError.map { .string($0) } ?? .null),

@@ -9,6 +9,10 @@ public enum AnalyzerStatus: String, Sendable {
     case ok
     /// Not enabled for this run.
     case off
+    /// Not run on this frame (detection stride) and no region search either.
+    case skipped
+    /// Not run on the whole frame (detection stride); searched around known tracks instead.
+    case refined
     /// Failed on this frame; the error is counted in the summary.
     case error
 }
@@ -19,15 +23,17 @@ public struct StreamRecord: Sendable {
     public var stream: VideoStreamInfo
     public var faces: FaceDetectorOptions
     public var codes: CodeReaderOptions
+    public var tracking: TrackingConfiguration
     public var start: Double?
     public var duration: Double?
 
     public init(tool: String, stream: VideoStreamInfo, faces: FaceDetectorOptions, codes: CodeReaderOptions,
-                start: Double? = nil, duration: Double? = nil) {
+                tracking: TrackingConfiguration, start: Double? = nil, duration: Double? = nil) {
         self.tool = tool
         self.stream = stream
         self.faces = faces
         self.codes = codes
+        self.tracking = tracking
         self.start = start
         self.duration = duration
     }
@@ -65,6 +71,8 @@ public struct SummaryRecord: Sendable {
     public var codeObservations = 0
     /// Distinct (symbology, payload) pairs seen.
     public var distinctCodes = 0
+    /// Track records written.
+    public var tracks = 0
     public var analyzerErrors = 0
     public var damage = DecodeDamage()
     public var interrupted = false

@@ -15,6 +15,7 @@ public final class AnalysisPipeline: @unchecked Sendable {
     private let source: VideoFileSource
     private let analyzers: [FrameAnalyzer]
     private let inFlight: Int
+    private let detectEvery: Int
     private let stopRequested = Atomic(false)
 
     public struct Result: Sendable {
@@ -27,8 +28,12 @@ public final class AnalysisPipeline: @unchecked Sendable {
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
     /// any output is written.
-    public init(source: VideoFileSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int) throws {
+    /// `detectEvery`: full-frame detection on every Nth frame only (the others are left to the
+    /// tracking stage's region search).
+    public init(source: VideoFileSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
+                detectEvery: Int = 1) throws {
         self.source = source
+        self.detectEvery = max(1, detectEvery)
         let workers = max(1, threads)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
@@ -39,11 +44,11 @@ public final class AnalysisPipeline: @unchecked Sendable {
     /// Stops reading new frames; frames already in flight are still delivered. Safe from any thread.
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
 
-    /// Runs to the end of the source (or until `stop`), calling `sink` with each record in order.
-    /// An error thrown by `sink` stops the pipeline and is rethrown.
-    public func run(_ sink: (FrameRecord) throws -> Void) throws -> Result {
+    /// Runs to the end of the source (or until `stop`), calling `sink` with each record and its
+    /// frame in order. An error thrown by `sink` stops the pipeline and is rethrown.
+    public func run(_ sink: (FrameRecord, VideoFrame) throws -> Void) throws -> Result {
         let jobs = BlockingQueue<VideoFrame>(capacity: analyzers.count * 2)
-        let synchronizer = Synchronizer()
+        let synchronizer = Synchronizer<AnalyzedFrame>()
         let group = DispatchGroup()
         let sourceError = Mutex<Error?>(nil)
         let delivered = Atomic(0)
@@ -71,12 +76,14 @@ public final class AnalysisPipeline: @unchecked Sendable {
         decoder.name = "sightline.decode"
         decoder.start()
 
+        let stride = detectEvery
         for (i, analyzer) in analyzers.enumerated() {
             group.enter()
             let worker = Thread {
                 defer { group.leave() }
                 while let frame = jobs.pop() {
-                    synchronizer.deliver(analyzer.analyze(frame))
+                    let record = analyzer.analyze(frame, detect: frame.index % stride == 0)
+                    synchronizer.deliver(AnalyzedFrame(record: record, frame: frame), index: frame.index)
                 }
             }
             worker.name = "sightline.analyze.\(i)"
@@ -84,9 +91,9 @@ public final class AnalysisPipeline: @unchecked Sendable {
         }
 
         var sinkError: Error?
-        while let record = synchronizer.next() {
+        while let analyzed = synchronizer.next() {
             do {
-                try sink(record)
+                try sink(analyzed.record, analyzed.frame)
             } catch {
                 sinkError = error
                 stop()

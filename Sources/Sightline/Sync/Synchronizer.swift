@@ -1,18 +1,27 @@
 import Foundation
 
+/// A frame and what the analyzers found in it. The frame stays alive until the ordered stage
+/// (tracking, which may search it again) is done with it.
+struct AnalyzedFrame: @unchecked Sendable {
+    // @unchecked Sendable: VideoFrame is Sendable; FrameRecord holds only values.
+    var record: FrameRecord
+    var frame: VideoFrame
+}
+
 /// Restores presentation order: workers finish frames in any order, the synchronizer hands
-/// records out strictly by frame index, exactly once each.
-final class Synchronizer: @unchecked Sendable {
-    private var pending: [Int: FrameRecord] = [:]
+/// them out strictly by frame index, exactly once each.
+final class Synchronizer<Item>: @unchecked Sendable {
+    // @unchecked Sendable: all state is guarded by `condition`.
+    private var pending: [Int: Item] = [:]
     private var nextIndex = 0
     private var total: Int?
     private var cancelled = false
     private let condition = NSCondition()
 
-    /// A worker's finished record.
-    func deliver(_ record: FrameRecord) {
+    /// A worker's finished frame number `index`.
+    func deliver(_ item: Item, index: Int) {
         condition.lock()
-        pending[record.index] = record
+        pending[index] = item
         condition.broadcast()
         condition.unlock()
     }
@@ -42,8 +51,8 @@ final class Synchronizer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The next record in order, waiting for it; nil once every frame has been handed out.
-    func next() -> FrameRecord? {
+    /// The next frame in order, waiting for it; nil once every frame has been handed out.
+    func next() -> Item? {
         condition.lock()
         defer { condition.unlock() }
         while true {

@@ -1,0 +1,206 @@
+/// Options of the tracker stage.
+public struct TrackerOptions: Sendable, Equatable {
+    /// Frames a track may go unseen before it ends.
+    public var maxGap = 15
+    /// Minimum overlap of a face with a track's predicted box for the first association pass.
+    public var faceIoU = 0.3
+
+    public init(maxGap: Int = 15) { self.maxGap = maxGap }
+}
+
+/// Gives faces and codes stable track ids across frames.
+///
+/// Faces: each track predicts its box with a constant-velocity Kalman filter (as SORT does);
+/// detections are paired with predictions greedily by overlap, then the rest by centre distance.
+/// Codes: by symbology and payload first, nearest predicted position second, so the same payload
+/// in two places at once makes two tracks. Ids are small integers in order of first appearance;
+/// everything is processed in frame order, so ids do not depend on the thread count.
+public final class Tracker {
+    private final class LiveTrack {
+        let id: Int
+        let kind: TrackKind
+        var motion: BoxMotion
+        var misses = 0
+        var record: TrackRecord
+        var scoreSum = 0.0
+        var bestScore = -Double.infinity
+        let key: [UInt8]
+
+        init(id: Int, kind: TrackKind, box: Box, key: [UInt8], frame: FrameRecord) {
+            self.id = id
+            self.kind = kind
+            self.key = key
+            motion = BoxMotion(box)
+            record = TrackRecord(id: id, kind: kind, firstFrame: frame.index, lastFrame: frame.index,
+                                 firstT: frame.t, lastT: frame.t, bestBox: box, bestFrame: frame.index)
+        }
+
+        /// Folds one observation of this track into its record.
+        func observe(box: Box, score: Double, source: ObservationSource, frame: FrameRecord) {
+            if source == .interpolated {
+                record.framesInterpolated += 1
+                return
+            }
+            motion.update(box)
+            misses = 0
+            record.lastFrame = frame.index
+            record.lastT = frame.t
+            record.framesObserved += 1
+            scoreSum += score
+            // Best: highest score (faces) or largest area (codes); the earliest wins a tie.
+            let quality = kind == .face ? score : box.area
+            if quality > bestScore {
+                bestScore = quality
+                record.bestBox = box
+                record.bestFrame = frame.index
+            }
+        }
+
+        var finished: TrackRecord {
+            var r = record
+            if kind == .face, r.framesObserved > 0 { r.meanScore = scoreSum / Double(r.framesObserved) }
+            return r
+        }
+    }
+
+    public let options: TrackerOptions
+    private var live: [LiveTrack] = []
+    private var nextID = 1
+
+    public init(options: TrackerOptions = TrackerOptions()) { self.options = options }
+
+    /// Where a live track is expected in the coming frame.
+    public struct Prediction: Sendable {
+        public var id: Int
+        public var kind: TrackKind
+        public var box: Box
+        /// Frames since the track was last observed (1 right after `advance` if seen last frame).
+        public var misses: Int
+        /// The track so far (codes: symbology and payload).
+        public var record: TrackRecord
+    }
+
+    /// The live tracks' predicted boxes for the coming frame (call `advance` first), by id.
+    public var predictions: [Prediction] {
+        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, misses: $0.misses, record: $0.record) }
+    }
+
+    /// Moves every live track one frame ahead. Call once per frame before `update`.
+    public func advance() {
+        for track in live {
+            track.motion.predict()
+            track.misses += 1
+        }
+    }
+
+    /// Assigns track ids to the frame's observations (keeping ids already set, e.g. by region
+    /// refinement) and returns the tracks that ended with this frame.
+    public func update(_ frame: inout FrameRecord) -> [TrackRecord] {
+        var matched = Set<Int>()
+        // Observations that already name their track.
+        for i in frame.faces.indices {
+            if let id = frame.faces[i].track, let t = live.first(where: { $0.id == id }) {
+                matched.insert(id)
+                t.observe(box: frame.faces[i].box, score: frame.faces[i].score, source: frame.faces[i].source, frame: frame)
+            }
+        }
+        for i in frame.codes.indices {
+            if let id = frame.codes[i].track, let t = live.first(where: { $0.id == id }) {
+                matched.insert(id)
+                t.observe(box: frame.codes[i].box, score: 1, source: frame.codes[i].source, frame: frame)
+            }
+        }
+        associateFaces(&frame, matched: &matched)
+        associateCodes(&frame, matched: &matched)
+
+        // Tracks unseen for longer than the gap end here.
+        let ended = live.filter { $0.misses > options.maxGap }
+        live.removeAll { $0.misses > options.maxGap }
+        return ended.map(\.finished)
+    }
+
+    /// Ends every live track (end of stream), in id order.
+    public func finish() -> [TrackRecord] {
+        defer { live.removeAll() }
+        return live.sorted { $0.id < $1.id }.map(\.finished)
+    }
+
+    // MARK: - Association
+
+    private func associateFaces(_ frame: inout FrameRecord, matched: inout Set<Int>) {
+        let pending = frame.faces.indices.filter { frame.faces[$0].track == nil }
+        guard !pending.isEmpty else { return }
+        let candidates = live.filter { $0.kind == .face && !matched.contains($0.id) }
+        var pairs: [(score: Double, det: Int, track: Int)] = []
+        for d in pending {
+            let box = frame.faces[d].box
+            for (t, track) in candidates.enumerated() {
+                let predicted = track.motion.box
+                let iou = predicted.iou(box)
+                if iou >= options.faceIoU {
+                    pairs.append((1 + iou, d, t))   // overlap pairs rank above distance pairs
+                } else {
+                    // Second chance after a gap or a fast move: centre within half the box size.
+                    let dx = predicted.center.x - box.center.x, dy = predicted.center.y - box.center.y
+                    let reach = 0.5 * max(predicted.w, box.w)
+                    let distance = (dx * dx + dy * dy).squareRoot()
+                    if distance < reach { pairs.append((1 - distance / reach, d, t)) }
+                }
+            }
+        }
+        pairs.sort { $0.score != $1.score ? $0.score > $1.score : ($0.det, $0.track) < ($1.det, $1.track) }
+        var usedDet = Set<Int>(), usedTrack = Set<Int>()
+        for pair in pairs where !usedDet.contains(pair.det) && !usedTrack.contains(pair.track) {
+            usedDet.insert(pair.det)
+            usedTrack.insert(pair.track)
+            let track = candidates[pair.track]
+            frame.faces[pair.det].track = track.id
+            matched.insert(track.id)
+            track.observe(box: frame.faces[pair.det].box, score: frame.faces[pair.det].score,
+                          source: frame.faces[pair.det].source, frame: frame)
+        }
+        for d in pending where !usedDet.contains(d) {
+            let track = LiveTrack(id: nextID, kind: .face, box: frame.faces[d].box, key: [], frame: frame)
+            nextID += 1
+            live.append(track)
+            frame.faces[d].track = track.id
+            matched.insert(track.id)
+            track.observe(box: frame.faces[d].box, score: frame.faces[d].score, source: frame.faces[d].source, frame: frame)
+        }
+    }
+
+    private func associateCodes(_ frame: inout FrameRecord, matched: inout Set<Int>) {
+        for i in frame.codes.indices where frame.codes[i].track == nil {
+            let code = frame.codes[i]
+            let key = Self.key(code)
+            let box = code.box
+            let nearest = live
+                .filter { $0.kind == .code && $0.key == key && !matched.contains($0.id) }
+                .min { a, b in
+                    let da = Self.distance(a.motion.box.center, box.center), db = Self.distance(b.motion.box.center, box.center)
+                    return da != db ? da < db : a.id < b.id
+                }
+            let track: LiveTrack
+            if let nearest {
+                track = nearest
+            } else {
+                track = LiveTrack(id: nextID, kind: .code, box: box, key: key, frame: frame)
+                track.record.symbology = code.symbology
+                track.record.text = code.text
+                track.record.bytes = code.bytes
+                nextID += 1
+                live.append(track)
+            }
+            frame.codes[i].track = track.id
+            matched.insert(track.id)
+            track.observe(box: box, score: 1, source: code.source, frame: frame)
+        }
+    }
+
+    /// Codes are the same object only if symbology and payload bytes agree.
+    static func key(_ code: CodeObservation) -> [UInt8] { Array(code.symbology.rawValue.utf8) + [0] + code.bytes }
+
+    private static func distance(_ a: Point, _ b: Point) -> Double {
+        ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+    }
+}

@@ -14,7 +14,7 @@ struct SightlineCommand: ParsableCommand {
             74 write failed; 130 interrupted.
             """,
         version: sightlineVersion,
-        subcommands: [Analyze.self, Audit.self]
+        subcommands: [Analyze.self, Tracks.self, Audit.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

@@ -6,6 +6,8 @@ public struct RecordFile {
     public var stream: [String: Any]?
     /// The `frame` records in file order.
     public var frames: [FrameRecord]
+    /// The `track` records in file order.
+    public var tracks: [TrackRecord] = []
     /// The `summary` record as parsed JSON, if the file has one.
     public var summary: [String: Any]?
 }
@@ -26,6 +28,7 @@ extension RecordFile {
         }
         var stream: [String: Any]?, summary: [String: Any]?
         var frames: [FrameRecord] = []
+        var tracks: [TrackRecord] = []
         var lineNumber = 0
         for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -39,10 +42,12 @@ extension RecordFile {
             case "summary": summary = object
             case "frame":
                 do { frames.append(try FrameRecord(json: object)) } catch let reason as String { throw fail(reason) }
-            default: continue   // record types this reader does not need (tracks, …)
+            case "track":
+                do { tracks.append(try TrackRecord(json: object)) } catch let reason as String { throw fail(reason) }
+            default: continue   // record types this reader does not know
             }
         }
-        self.init(stream: stream, frames: frames, summary: summary)
+        self.init(stream: stream, frames: frames, tracks: tracks, summary: summary)
     }
 }
 
@@ -54,12 +59,36 @@ private func box(_ value: Any?) throws -> Box {
     return Box(x: x, y: y, w: w, h: h)
 }
 
+extension TrackRecord {
+    init(json o: [String: Any]) throws {
+        func int(_ key: String) throws -> Int {
+            guard let v = (o[key] as? NSNumber)?.intValue else { throw "track record without an integer \(key)" }
+            return v
+        }
+        guard let kind = (o["kind"] as? String).flatMap(TrackKind.init(rawValue:)) else { throw "track record with an unknown kind" }
+        self.init(id: try int("id"), kind: kind, firstFrame: try int("first_frame"), lastFrame: try int("last_frame"),
+                  firstT: number(o["first_t"]) ?? 0, lastT: number(o["last_t"]) ?? 0,
+                  framesObserved: try int("frames_observed"), framesInterpolated: try int("frames_interpolated"),
+                  meanScore: number(o["mean_score"]), symbology: (o["symbology"] as? String).flatMap(Symbology.init(rawValue:)),
+                  text: o["text"] as? String,
+                  bytes: (o["bytes"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? (o["text"] as? String).map { Array($0.utf8) },
+                  bestBox: try box(o["best_box"]), bestFrame: try int("best_frame"))
+    }
+}
+
+private func source(_ value: Any?) throws -> ObservationSource {
+    guard let value else { return .detected }
+    guard let name = value as? String, let source = ObservationSource(rawValue: name) else { throw "unknown observation source" }
+    return source
+}
+
 extension FrameRecord {
     /// A frame record from its JSON object; truth files may leave out pts and status.
     init(json o: [String: Any]) throws {
         guard let index = (o["index"] as? NSNumber)?.intValue else { throw "frame record without an integer index" }
         let faces = try (o["faces"] as? [[String: Any]] ?? []).map { f in
-            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1, track: (f["track"] as? NSNumber)?.intValue)
+            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1, track: (f["track"] as? NSNumber)?.intValue,
+                            source: try source(f["source"]))
         }
         let codes = try (o["codes"] as? [[String: Any]] ?? []).map { c -> CodeObservation in
             guard let name = c["symbology"] as? String, let symbology = Symbology(rawValue: name) else {
@@ -74,7 +103,7 @@ extension FrameRecord {
                 polygon = [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y), Point(x: b.x + b.w, y: b.y + b.h), Point(x: b.x, y: b.y + b.h)]
             }
             return CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: polygon,
-                                   track: (c["track"] as? NSNumber)?.intValue)
+                                   track: (c["track"] as? NSNumber)?.intValue, source: try source(c["source"]))
         }
         let status = o["status"] as? [String: Any]
         self.init(index: index, pts: (o["pts"] as? NSNumber)?.int64Value ?? 0, t: number(o["t"]) ?? 0,

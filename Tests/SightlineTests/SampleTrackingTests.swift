@@ -1,0 +1,105 @@
+import XCTest
+@testable import Sightline
+
+/// Tracks on the bundled sample, held against the truth's object ids.
+final class SampleTrackingTests: XCTestCase {
+    /// Which predicted track ids each truth object was matched to, frame by frame (faces by
+    /// IoU ≥ 0.5, codes by payload with the read's centre on the truth code).
+    private func idsPerTruthObject(predicted: [FrameRecord], truth: [FrameRecord]) -> [Int: [Int: Int]] {
+        var seen: [Int: [Int: Int]] = [:]   // truth id -> frame index -> predicted id
+        let byIndex = Dictionary(uniqueKeysWithValues: predicted.map { ($0.index, $0) })
+        for t in truth {
+            guard let p = byIndex[t.index] else { continue }
+            for face in t.faces {
+                if let match = p.faces.max(by: { face.box.iou($0.box) < face.box.iou($1.box) }),
+                   face.box.iou(match.box) >= 0.5, let id = match.track, let truthID = face.track {
+                    seen[truthID, default: [:]][t.index] = id
+                }
+            }
+            for code in t.codes {
+                if let match = p.codes.first(where: { $0.bytes == code.bytes && code.box.contains($0.box.center) }),
+                   let id = match.track, let truthID = code.track {
+                    seen[truthID, default: [:]][t.index] = id
+                }
+            }
+        }
+        return seen
+    }
+
+    private func tracks(_ data: Data) throws -> [[String: Any]] {
+        try jsonLines(data).filter { $0["type"] as? String == "track" }
+    }
+
+    private func frames(_ data: Data) throws -> [FrameRecord] {
+        try jsonLines(data).filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0) }
+    }
+
+    func testOneTrackPerObjectNoIdSwitchesAndTheRightSpan() throws {
+        let run = try XCTUnwrap(SampleTruthTests.defaultRun)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let truth = try RecordFile(path: Fixtures.sampleTruth)
+        let objects = try XCTUnwrap(truth.stream?["objects"] as? [[String: Any]])
+        let trackRecords = try tracks(run.stdout)
+        XCTAssertEqual(trackRecords.count, objects.count)
+
+        let matches = idsPerTruthObject(predicted: try frames(run.stdout), truth: truth.frames)
+        XCTAssertEqual(matches.count, objects.count)
+        for (truthID, byFrame) in matches {
+            // No ID switch: every matched frame of a truth object carries the same predicted id.
+            XCTAssertEqual(Set(byFrame.values).count, 1, "truth object \(truthID) got ids \(Set(byFrame.values))")
+            let truthFrames = truth.frames.filter { f in f.faces.contains { $0.track == truthID } || f.codes.contains { $0.track == truthID } }.map(\.index)
+            let id = try XCTUnwrap(byFrame.values.first)
+            let record = try XCTUnwrap(trackRecords.first { $0["id"] as? Int == id })
+            XCTAssertLessThanOrEqual(abs((record["first_frame"] as? Int ?? -99) - truthFrames.min()!), 2, "object \(truthID)")
+            XCTAssertLessThanOrEqual(abs((record["last_frame"] as? Int ?? -99) - truthFrames.max()!), 2, "object \(truthID)")
+        }
+    }
+
+    func testDetectionStrideKeepsRecallWithRegionSearch() throws {
+        let run = try sightline("analyze", Fixtures.sample, "-q", "--detect-every", "5")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let everyFrame = try frames(try XCTUnwrap(SampleTruthTests.defaultRun).stdout)
+        let strided = try frames(run.stdout)
+        let truth = try RecordFile(path: Fixtures.sampleTruth).frames
+        let matcher = TruthMatcher(faceIoU: 0.5)
+        let full = matcher.faces(predicted: everyFrame, truth: truth), stride = matcher.faces(predicted: strided, truth: truth)
+        XCTAssertGreaterThanOrEqual(stride.recall, full.recall - 0.02, "\(stride) vs \(full)")
+        let fullCodes = matcher.codes(predicted: everyFrame, truth: truth), strideCodes = matcher.codes(predicted: strided, truth: truth)
+        XCTAssertGreaterThanOrEqual(strideCodes.recall, fullCodes.recall - 0.02, "\(strideCodes) vs \(fullCodes)")
+        XCTAssertEqual(strideCodes.wrongPayload, 0)
+        // Full detection on frames 0, 5, 10…; region search on the others, and it says so.
+        for record in strided {
+            let expected: AnalyzerStatus = record.index % 5 == 0 ? .ok : .refined
+            XCTAssertEqual(record.faceStatus, expected, "frame \(record.index)")
+            XCTAssertEqual(record.codeStatus, expected, "frame \(record.index)")
+            if record.index % 5 == 0 {
+                XCTAssertTrue(record.faces.allSatisfy { $0.source == .detected })
+            }
+        }
+        XCTAssertTrue(strided.contains { $0.faces.contains { $0.source == .refined } })
+        // The code entering at frame 150 (a detection frame) is found at once.
+        let late = strided.first { $0.codes.contains { $0.text == "SIGHTLINE-QR-2 enters halfway" } }
+        XCTAssertEqual(late?.index, 150)
+        XCTAssertEqual(try tracks(run.stdout).count, 5)
+    }
+
+    func testTracksCommandPrintsTheTimeline() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let records = dir.appendingPathComponent("run.jsonl")
+        try XCTUnwrap(SampleTruthTests.defaultRun).stdout.write(to: records)
+        let table = try sightline("tracks", records.path)
+        XCTAssertEqual(table.status, 0, table.stderr)
+        let rows = table.stdoutText.split(separator: "\n").dropFirst()
+        XCTAssertEqual(rows.count, 5)
+        XCTAssertTrue(rows.contains { $0.contains("5.000") && $0.contains("SIGHTLINE-QR-2 enters halfway") }, table.stdoutText)
+        let codes = try sightline("tracks", records.path, "--json", "--kind", "code")
+        XCTAssertEqual(try jsonLines(codes.stdout).map { $0["text"] as? String },
+                       ["https://example.org/sightline/qr-1", "5901234123457", "SIGHTLINE-QR-2 enters halfway"])
+        // A file cut in the middle of a line is an error naming the line.
+        let data = try Data(contentsOf: records)
+        try data.prefix(data.count - 40).write(to: records)
+        let cut = try sightline("tracks", records.path)
+        XCTAssertEqual(cut.status, 65)
+        XCTAssertTrue(cut.stderr.contains("\(records.path):307:"), cut.stderr)
+    }
+}

@@ -43,6 +43,9 @@ struct Analyze: ParsableCommand {
     @Option(name: .customLong("face-step"), help: "Scale step between the face detector's pyramid levels (larger: faster, coarser).")
     var faceStep: Double = 1.1
 
+    @Option(name: .customLong("face-attributes"), help: "Search each face for eyes and a smile: eye and mouth positions, smile, closed eyes, roll (on or off).")
+    var faceAttributes: Switch = .on
+
     @Option(help: "Code reader: zxing (zxing-cpp), zbar, or off.")
     var codes: CodeBackend = .zxing
 
@@ -108,6 +111,7 @@ struct Analyze: ParsableCommand {
     func run() throws {
         var faceOptions = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
         faceOptions.scaleFactor = faceStep
+        faceOptions.attributes = faceAttributes == .on
         let codeOptions = try codeReaderOptions()
         VideoFileSource.showLibraryWarnings(verbose)
         let source = try VideoFileSource(path: input, options: SourceOptions(
@@ -179,6 +183,9 @@ extension Analyze {
         return frames
     }
 }
+
+/// An on/off option value.
+enum Switch: String, ExpressibleByArgument { case on, off }
 
 extension FaceBackend: ExpressibleByArgument {}
 extension CodeBackend: ExpressibleByArgument {}

@@ -47,6 +47,18 @@ void slv_cascade_destroy(slv_cascade *cascade);
 int slv_cascade_detect(slv_cascade *cascade, slv_gray_image image, const slv_cascade_options *options,
                        slv_face *faces, int capacity, char *error, size_t error_size);
 
+/// Eyes and smile found inside a face box (displayed-frame pixels). `left` is the image's left.
+typedef struct {
+    int left_eye, right_eye, smile;     ///< 1 when found
+    float left_x, left_y, right_x, right_y, mouth_x, mouth_y;
+} slv_face_parts;
+
+/// Searches a face box with an eye cascade and (optionally) a smile cascade. Returns 1 when the
+/// face was searched, 0 when it is too small to search, -1 with `error` set on failure.
+int slv_face_parts_detect(slv_cascade *eyes, slv_cascade *smile, slv_gray_image image, int rotation,
+                          float x, float y, float w, float h, slv_face_parts *parts,
+                          char *error, size_t error_size);
+
 // MARK: zxing-cpp
 
 typedef struct slv_zxing slv_zxing;

@@ -27,6 +27,8 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var scaleFactor = 1.1
     /// Raw detections that must agree before a face is reported.
     public var minNeighbors = 3
+    /// Search each face for eyes and a smile (FaceAttributes).
+    public var attributes = true
 
     public init(backend: FaceBackend = .haarAlt2, minFace: Int = 40, detectWidth: Int = 640) {
         self.backend = backend
@@ -44,14 +46,18 @@ public struct FaceDetectorOptions: Sendable, Equatable {
 
     /// Full path of the cascade file, or nil when the backend has none.
     public func cascadePath() throws -> String? {
-        guard let file = backend.cascadeFile else { return nil }
-        for dir in Self.dataDirectories {
+        try backend.cascadeFile.map { try Self.dataFile($0, for: backend.rawValue) }
+    }
+
+    /// Full path of an opencv-data file such as "haarcascades/haarcascade_eye.xml".
+    static func dataFile(_ file: String, for detector: String) throws -> String {
+        for dir in dataDirectories {
             let path = dir + "/" + file
             if FileManager.default.isReadableFile(atPath: path) { return path }
         }
         throw SightlineError.detectorUnavailable(
-            name: backend.rawValue,
-            reason: "\((file as NSString).lastPathComponent) not found in \(Self.dataDirectories.joined(separator: ", ")) (install Debian's opencv-data)")
+            name: detector,
+            reason: "\((file as NSString).lastPathComponent) not found in \(dataDirectories.joined(separator: ", ")) (install Debian's opencv-data)")
     }
 }
 

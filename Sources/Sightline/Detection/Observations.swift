@@ -18,12 +18,16 @@ public struct FaceObservation: Hashable, Sendable {
     /// Track id once a tracker (or a ground-truth file) assigned one.
     public var track: Int?
     public var source: ObservationSource
+    /// Eyes, mouth, smile… when face attributes are on.
+    public var attributes: FaceAttributes?
 
-    public init(box: Box, score: Double, track: Int? = nil, source: ObservationSource = .detected) {
+    public init(box: Box, score: Double, track: Int? = nil, source: ObservationSource = .detected,
+                attributes: FaceAttributes? = nil) {
         self.box = box
         self.score = score
         self.track = track
         self.source = source
+        self.attributes = attributes
     }
 }
 

@@ -24,6 +24,15 @@ extension FaceObservation {
         if let track { members.append(("track", .int(Int64(track)))) }
         members += [("box", box.json), ("score", .fixed(score, digits: Precision.score))]
         if source != .detected { members.append(("source", .string(source.rawValue))) }
+        if let a = attributes {
+            if let p = a.leftEye { members.append(("left_eye", p.json)) }
+            if let p = a.rightEye { members.append(("right_eye", p.json)) }
+            if let p = a.mouth { members.append(("mouth", p.json)) }
+            if let b = a.smile { members.append(("smile", .bool(b))) }
+            if let b = a.leftEyeClosed { members.append(("left_eye_closed", .bool(b))) }
+            if let b = a.rightEyeClosed { members.append(("right_eye_closed", .bool(b))) }
+            if let r = a.roll { members.append(("roll", .fixed(r, digits: 1))) }
+        }
         return .object(members)
     }
 }
@@ -53,7 +62,8 @@ extension StreamRecord {
                             ("min_face", .int(Int64(faces.minFace))),
                             ("detect_width", .int(Int64(faces.detectWidth))),
                             ("scale_factor", .fixed(faces.scaleFactor, digits: 2)),
-                            ("min_neighbors", .int(Int64(faces.minNeighbors)))]
+                            ("min_neighbors", .int(Int64(faces.minNeighbors))),
+                            ("attributes", .bool(faces.attributes))]
         }
         analyzers.append(("faces", .object(faceMembers)))
         var codeMembers: [(String, JSON)] = [("backend", .string(codes.backend.rawValue))]

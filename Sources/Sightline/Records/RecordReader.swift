@@ -76,6 +76,18 @@ extension TrackRecord {
     }
 }
 
+private func point(_ value: Any?) -> Point? {
+    guard let xy = value as? [NSNumber], xy.count == 2 else { return nil }
+    return Point(x: xy[0].doubleValue, y: xy[1].doubleValue)
+}
+
+private func attributes(_ f: [String: Any]) -> FaceAttributes? {
+    let a = FaceAttributes(leftEye: point(f["left_eye"]), rightEye: point(f["right_eye"]), mouth: point(f["mouth"]),
+                           smile: f["smile"] as? Bool, leftEyeClosed: f["left_eye_closed"] as? Bool,
+                           rightEyeClosed: f["right_eye_closed"] as? Bool, roll: number(f["roll"]))
+    return a == FaceAttributes() ? nil : a
+}
+
 private func source(_ value: Any?) throws -> ObservationSource {
     guard let value else { return .detected }
     guard let name = value as? String, let source = ObservationSource(rawValue: name) else { throw "unknown observation source" }
@@ -88,7 +100,7 @@ extension FrameRecord {
         guard let index = (o["index"] as? NSNumber)?.intValue else { throw "frame record without an integer index" }
         let faces = try (o["faces"] as? [[String: Any]] ?? []).map { f in
             FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1, track: (f["track"] as? NSNumber)?.intValue,
-                            source: try source(f["source"]))
+                            source: try source(f["source"]), attributes: attributes(f))
         }
         let codes = try (o["codes"] as? [[String: Any]] ?? []).map { c -> CodeObservation in
             guard let name = c["symbology"] as? String, let symbology = Symbology(rawValue: name) else {

@@ -3,6 +3,8 @@ public struct Point: Hashable, Sendable {
     public var x: Double
     public var y: Double
     public init(x: Double, y: Double) { self.x = x; self.y = y }
+
+    public func distance(to other: Point) -> Double { ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot() }
 }
 
 /// An axis-aligned box in pixels of the displayed frame.

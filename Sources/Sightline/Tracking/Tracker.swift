@@ -141,9 +141,8 @@ public final class Tracker {
                     pairs.append((1 + iou, d, t))   // overlap pairs rank above distance pairs
                 } else {
                     // Second chance after a gap or a fast move: centre within half the box size.
-                    let dx = predicted.center.x - box.center.x, dy = predicted.center.y - box.center.y
                     let reach = 0.5 * max(predicted.w, box.w)
-                    let distance = (dx * dx + dy * dy).squareRoot()
+                    let distance = predicted.center.distance(to: box.center)
                     if distance < reach { pairs.append((1 - distance / reach, d, t)) }
                 }
             }
@@ -177,7 +176,7 @@ public final class Tracker {
             let nearest = live
                 .filter { $0.kind == .code && $0.key == key && !matched.contains($0.id) }
                 .min { a, b in
-                    let da = Self.distance(a.motion.box.center, box.center), db = Self.distance(b.motion.box.center, box.center)
+                    let da = a.motion.box.center.distance(to: box.center), db = b.motion.box.center.distance(to: box.center)
                     return da != db ? da < db : a.id < b.id
                 }
             let track: LiveTrack
@@ -199,8 +198,4 @@ public final class Tracker {
 
     /// Codes are the same object only if symbology and payload bytes agree.
     static func key(_ code: CodeObservation) -> [UInt8] { Array(code.symbology.rawValue.utf8) + [0] + code.bytes }
-
-    private static func distance(_ a: Point, _ b: Point) -> Double {
-        ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
-    }
 }

@@ -89,7 +89,7 @@ public final class TrackingStage {
                 do {
                     let codes = try codesIn(region, luma: luma, rotation: rotation)
                     let same = codes.filter { Tracker.key($0) == key }
-                    if var best = same.min(by: { distance($0.box.center, b.center) < distance($1.box.center, b.center) }) {
+                    if var best = same.min(by: { $0.box.center.distance(to: b.center) < $1.box.center.distance(to: b.center) }) {
                         best.track = prediction.id
                         best.source = .refined
                         record.codes.append(best)
@@ -119,9 +119,5 @@ public final class TrackingStage {
         guard let crop = luma.cropped(x: Int(coded.x.rounded(.down)), y: Int(coded.y.rounded(.down)),
                                       width: Int(coded.w.rounded(.up)), height: Int(coded.h.rounded(.up))) else { return [] }
         return try codeReader!.read(crop, rotation: rotation)
-    }
-
-    private func distance(_ a: Point, _ b: Point) -> Double {
-        ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
     }
 }

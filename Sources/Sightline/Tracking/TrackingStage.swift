@@ -7,11 +7,12 @@ public struct TrackingConfiguration: Sendable, Equatable {
 /// The ordered stage after the synchronizer: on frames skipped by the detection stride it
 /// searches the frame around each live track's predicted place, then it gives every
 /// observation its track id. Runs on one thread, in frame order, so it is deterministic.
+/// It is the one serial stage, so it stays lean: face attributes are read on detection frames
+/// only (by the parallel workers).
 public final class TrackingStage {
     private let tracker: Tracker
     private let detectEvery: Int
     private let faceDetector: CascadeFaceDetector?
-    private let attributeReader: FaceAttributeReader?
     private let codeReader: CodeReader?
     /// Region searches that failed with an error (counted in the summary).
     public private(set) var errors = 0
@@ -22,11 +23,9 @@ public final class TrackingStage {
         // Region search needs detectors of its own (the workers' are busy on other frames).
         if detectEvery > 1 {
             faceDetector = try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) }
-            attributeReader = faceDetector != nil && faces.attributes ? try FaceAttributeReader() : nil
             codeReader = try makeCodeReader(codes)
         } else {
             faceDetector = nil
-            attributeReader = nil
             codeReader = nil
         }
     }
@@ -73,9 +72,7 @@ public final class TrackingStage {
                     let found = try faceDetector!.detect(in: luma, rotation: rotation, region: region,
                                                          sizes: max(8, Int(0.6 * side))...max(9, Int(1.6 * side)))
                     if let best = found.max(by: { b.iou($0.box) < b.iou($1.box) }), b.iou(best.box) >= 0.2 {
-                        let attributes = try attributeReader?.read(face: best.box, in: luma, rotation: rotation)
-                        record.faces.append(FaceObservation(box: best.box, score: best.score, track: prediction.id,
-                                                            source: .refined, attributes: attributes))
+                        record.faces.append(FaceObservation(box: best.box, score: best.score, track: prediction.id, source: .refined))
                     } else if mayInterpolate {
                         record.faces.append(FaceObservation(box: b, score: 0, track: prediction.id, source: .interpolated))
                     }

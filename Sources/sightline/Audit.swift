@@ -2,77 +2,131 @@ import ArgumentParser
 import Foundation
 import Sightline
 
+/// Output format of `audit` and `diff`.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case table, json }
+
+/// How frames of the two files are paired.
+enum MatchOption: String, ExpressibleByArgument, CaseIterable {
+    case index, time
+    var matching: FrameMatching { self == .index ? .index : .time }
+}
+
+/// Which kinds of object to compare.
+enum KindOption: String, ExpressibleByArgument, CaseIterable {
+    case faces, codes, all
+    var kinds: [AuditKind] {
+        switch self {
+        case .faces: return [.faces]
+        case .codes: return [.codes]
+        case .all: return AuditKind.allCases
+        }
+    }
+}
+
+/// Reads a record file for `audit` or `diff`; a bad file is one stderr line and exit 65 (66 when it
+/// cannot be read at all).
+func readRecords(_ path: String, truth: Bool) throws -> RecordFile {
+    do {
+        return try RecordFile(auditInput: path, truth: truth)
+    } catch let error as RecordFileError {
+        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
+        throw ExitCode(error.exitCode)
+    }
+}
+
+/// Runs a comparison, turning an alignment problem into one stderr line and exit 64.
+func comparing<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as AlignmentError {
+        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
+        throw ExitCode(64)
+    }
+}
+
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Compare a run's records with ground truth: face detection and code reading counts.",
+        abstract: "Hold a run's records against ground truth: detection, tracking and code payload metrics.",
         discussion: """
-            Both files are Sightline JSON Lines (the Samples/ truth files have that shape); frames are \
-            matched by index. Faces count as found at --iou or more; a code counts as read when a \
-            read with the same symbology and payload bytes lies on it. Exit 0, or 3 when a --min-* \
-            gate is not met; 65 when a file is malformed.
+            PREDICTED and TRUTH are Sightline JSON Lines (the Samples/ truth files have that shape) or \
+            MOTChallenge text (frame,id,x,y,w,h[,conf[,x,y,z]], 1-based frames; a .txt name or a first \
+            line starting with a number), whose boxes are read as faces.
+
+            Per kind: TP, FP, FN, precision, recall and F1 at --iou, from the optimal one-to-one \
+            pairing in each frame; COCO-style average precision (101 recall points) when the \
+            prediction has scores; CLEAR MOT (MOTA, MOTP as mean 1-IoU, ID switches, fragmentations, \
+            mostly tracked/lost) and IDF1/IDP/IDR when both files carry track ids. Codes: exact-payload \
+            accuracy (symbology and bytes), wrong payloads, per symbology, first-read latency per truth code.
+
+            Gates: for faces, recall and precision are detection recall and precision; for codes, \
+            correct reads / truth codes and correct reads / all reads. Exit 0; 3 when a gate is not \
+            met; 64 bad options (or --match time without a frame rate); 65 a malformed file \
+            (FILE:LINE: cause); 66 a file missing or unreadable.
             """
     )
 
-    @Argument(help: "Records to check (sightline analyze output).")
+    @Argument(help: "Records to check (sightline analyze output, or MOTChallenge text).")
     var predicted: String
 
-    @Argument(help: "Ground-truth records.")
+    @Argument(help: "Ground truth (Sightline JSON Lines or MOTChallenge text).")
     var truth: String
 
-    @Option(help: "Minimum intersection over union for a face to count as found.")
+    @Option(help: "Minimum intersection over union for a prediction to count as a truth object.")
     var iou: Double = 0.5
 
     @Option(help: "Output format: table or json.")
-    var format: OutputFormat = .table
+    var format: ReportFormat = .table
 
-    @Option(name: .customLong("min-face-recall"), help: "Fail (exit 3) when face recall is below this.")
+    @Flag(name: .customLong("per-frame"), help: "Also list the missed, extra and wrong-payload items of every frame.")
+    var perFrame = false
+
+    @Option(name: .customLong("match"), help: "Pair frames by index, or by time (nearest within half a frame interval).")
+    var match: MatchOption = .index
+
+    @Option(help: "Kinds of object to audit: faces, codes or all.")
+    var kind: KindOption = .all
+
+    @Option(name: .customLong("min-recall"), help: "Exit 3 when the recall of an audited kind is below this.")
+    var minRecall: Double?
+
+    @Option(name: .customLong("min-precision"), help: "Exit 3 when the precision of an audited kind is below this.")
+    var minPrecision: Double?
+
+    @Option(name: .customLong("max-id-switches"), help: "Exit 3 when an audited kind has more ID switches (or none can be counted).")
+    var maxIDSwitches: Int?
+
+    @Option(name: .customLong("min-face-recall"), help: "Exit 3 when face detection recall is below this.")
     var minFaceRecall: Double?
 
-    @Option(name: .customLong("min-code-recall"), help: "Fail (exit 3) when code recall is below this.")
+    @Option(name: .customLong("min-code-recall"), help: "Exit 3 when the share of truth codes read correctly is below this.")
     var minCodeRecall: Double?
-
-    enum OutputFormat: String, ExpressibleByArgument { case table, json }
 
     func validate() throws {
         guard iou > 0 && iou <= 1 else { throw ValidationError("--iou must be in (0, 1], not \(iou).") }
+        for (name, value) in [("--min-recall", minRecall), ("--min-precision", minPrecision),
+                              ("--min-face-recall", minFaceRecall), ("--min-code-recall", minCodeRecall)] {
+            if let value, !(0...1).contains(value) { throw ValidationError("\(name) must be in [0, 1], not \(value).") }
+        }
+        if let maxIDSwitches, maxIDSwitches < 0 { throw ValidationError("--max-id-switches must be 0 or more.") }
+        if minFaceRecall != nil, !kind.kinds.contains(.faces) { throw ValidationError("--min-face-recall needs faces in --kind.") }
+        if minCodeRecall != nil, !kind.kinds.contains(.codes) { throw ValidationError("--min-code-recall needs codes in --kind.") }
     }
 
     func run() throws {
-        let p: RecordFile, t: RecordFile
-        do {
-            p = try RecordFile(path: predicted)
-            t = try RecordFile(path: truth)
-        } catch let error as RecordFileError {
-            FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-            throw ExitCode(65)
-        }
-        let matcher = TruthMatcher(faceIoU: iou)
-        let faces = matcher.faces(predicted: p.frames, truth: t.frames)
-        let codes = matcher.codes(predicted: p.frames, truth: t.frames)
+        let p = try readRecords(predicted, truth: false)
+        let t = try readRecords(truth, truth: true)
+        let options = AuditOptions(iou: iou, matching: match.matching, kinds: kind.kinds, perFrame: perFrame)
+        let report = try comparing { try Auditor(options: options).audit(predicted: p, truth: t) }
         switch format {
-        case .json:
-            let json = JSON.object([
-                ("faces", .object([("true_positives", .int(Int64(faces.truePositives))),
-                                   ("false_positives", .int(Int64(faces.falsePositives))),
-                                   ("false_negatives", .int(Int64(faces.falseNegatives))),
-                                   ("recall", .fixed(faces.recall, digits: 4)),
-                                   ("precision", .fixed(faces.precision, digits: 4)),
-                                   ("false_positives_per_100_frames", .fixed(faces.falsePositivesPer100Frames, digits: 3))])),
-                ("codes", .object([("expected", .int(Int64(codes.expected))), ("correct", .int(Int64(codes.correct))),
-                                   ("wrong_payload", .int(Int64(codes.wrongPayload))), ("extra", .int(Int64(codes.extra))),
-                                   ("recall", .fixed(codes.recall, digits: 4))])),
-                ("frames", .int(Int64(faces.frames))),
-            ])
-            print(json.serialized())
-        case .table:
-            print("frames \(faces.frames)")
-            print(String(format: "faces  recall %.4f  precision %.4f  TP %d  FP %d  FN %d  FP/100 frames %.3f",
-                         faces.recall, faces.precision, faces.truePositives, faces.falsePositives,
-                         faces.falseNegatives, faces.falsePositivesPer100Frames))
-            print(String(format: "codes  recall %.4f  correct %d/%d  wrong payload %d  extra %d",
-                         codes.recall, codes.correct, codes.expected, codes.wrongPayload, codes.extra))
+        case .json: print(report.json.serialized())
+        case .table: print(report.table, terminator: "")
         }
-        if let minFaceRecall, faces.recall < minFaceRecall { throw ExitCode(3) }
-        if let minCodeRecall, codes.recall < minCodeRecall { throw ExitCode(3) }
+        let gates = AuditGates(minRecall: minRecall, minPrecision: minPrecision, maxIDSwitches: maxIDSwitches,
+                               minFaceRecall: minFaceRecall, minCodeRecall: minCodeRecall)
+        let failures = gates.failures(report)
+        guard failures.isEmpty else {
+            FileHandle.standardError.write(Data(failures.map { "sightline: \($0)\n" }.joined().utf8))
+            throw ExitCode(3)
+        }
     }
 }

@@ -9,12 +9,13 @@ struct SightlineCommand: ParsableCommand {
         abstract: "Find faces and codes in video, frame by frame, and write them as JSON Lines.",
         discussion: """
             Exit codes: 0 success; 1 internal error; 2 input damaged (output complete for what \
-            decoded); 64 bad command line; 65 not a video file; 66 input missing or unreadable; \
+            decoded); 3 audit gate not met, or diff found differences; 64 bad command line; \
+            65 not a video file, or a malformed record file; 66 input missing or unreadable; \
             67 no video stream; 69 detector unavailable; 73 output cannot be created; \
             74 write failed; 130 interrupted.
             """,
         version: sightlineVersion,
-        subcommands: [Analyze.self, Tracks.self, Audit.self]
+        subcommands: [Analyze.self, Tracks.self, Audit.self, Diff.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

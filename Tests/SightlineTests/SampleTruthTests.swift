@@ -33,21 +33,56 @@ final class SampleTruthTests: XCTestCase {
         for r in records { XCTAssertEqual(r.t, Double(r.pts) / 15360, accuracy: 1e-6) }
     }
 
+    /// The default run's records as a record file.
+    private func defaultRecords() throws -> RecordFile {
+        try RecordFile(jsonLines: defaultOutput(), path: "analyze output")
+    }
+
     func testFacesAndCodesMatchTheTruth() throws {
-        let truth = try RecordFile(path: Fixtures.sampleTruth).frames
-        let predicted = try frames(defaultOutput())
-        let matcher = TruthMatcher(faceIoU: 0.5)
-        let faces = matcher.faces(predicted: predicted, truth: truth)
-        XCTAssertGreaterThanOrEqual(faces.recall, 0.9, "\(faces)")
-        XCTAssertLessThanOrEqual(faces.falsePositivesPer100Frames, 1, "\(faces)")
-        let codes = matcher.codes(predicted: predicted, truth: truth)
-        XCTAssertGreaterThanOrEqual(codes.recall, 0.99, "\(codes)")
-        XCTAssertEqual(codes.wrongPayload, 0, "\(codes)")
-        XCTAssertEqual(codes.extra, 0, "\(codes)")
+        let predicted = try defaultRecords()
+        let report = try Auditor().audit(predicted: predicted, truth: RecordFile(path: Fixtures.sampleTruth))
+        let faces = try XCTUnwrap(report.faces?.detection)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(faces.recall), 0.9, "\(faces)")
+        XCTAssertLessThanOrEqual(try XCTUnwrap(faces.falsePositivesPer100Frames), 1, "\(faces)")
+        let codes = try XCTUnwrap(report.codes?.payloads)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(codes.total.accuracy), 0.99, "\(codes.total)")
+        XCTAssertEqual(codes.total.wrongPayload, 0, "\(codes.total)")
+        XCTAssertEqual(codes.total.extra, 0, "\(codes.total)")
         // The second QR code enters at frame 150: not read before, read from then on.
         let late = "SIGHTLINE-QR-2 enters halfway"
-        XCTAssertFalse(predicted[..<150].contains { $0.codes.contains { $0.text == late } })
-        XCTAssertTrue(predicted[150...].allSatisfy { $0.codes.contains { $0.text == late } })
+        XCTAssertFalse(predicted.frames[..<150].contains { $0.codes.contains { $0.text == late } })
+        XCTAssertTrue(predicted.frames[150...].allSatisfy { $0.codes.contains { $0.text == late } })
+        let firstRead = try XCTUnwrap(codes.firstReads.first { $0.text == late })
+        XCTAssertEqual(firstRead.firstFrame, 150)
+        XCTAssertEqual(firstRead.latencyFrames, 0)
+    }
+
+    /// `sightline audit` on the default run against the truth gives the analyzer's current results:
+    /// every face found and nothing else (recall and precision 1), all 750 code instances read.
+    func testAuditCommandReproducesTheAnalyzerResults() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let records = dir.appendingPathComponent("sample.jsonl").path
+        try defaultOutput().write(to: URL(fileURLWithPath: records))
+        let result = try sightline("audit", records, Fixtures.sampleTruth, "--format", "json",
+                                   "--min-recall", "1", "--min-precision", "1")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        XCTAssertEqual((report["frames"] as? [String: Any])?["compared"] as? Int, 300)
+        let faces = try XCTUnwrap((report["faces"] as? [String: Any])?["detection"] as? [String: Any])
+        XCTAssertEqual(faces["recall"] as? Double, 1)
+        XCTAssertEqual(faces["precision"] as? Double, 1)
+        XCTAssertEqual(faces["true_positives"] as? Int, 600)
+        let payloads = try XCTUnwrap((report["codes"] as? [String: Any])?["payloads"] as? [String: Any])
+        XCTAssertEqual(payloads["correct"] as? Int, 750)
+        XCTAssertEqual(payloads["expected"] as? Int, 750)
+        XCTAssertEqual(payloads["wrong_payload"] as? Int, 0)
+        // Tracking metrics are reported exactly when the run carries track ids (the truth does).
+        let hasTrackIds = try defaultRecords().frames.contains { $0.faces.contains { $0.track != nil } }
+        let tracking = try XCTUnwrap((report["faces"] as? [String: Any])?["tracking"] as? [String: Any])
+        XCTAssertEqual(tracking["available"] as? Bool, hasTrackIds, "\(tracking)")
+        if !hasTrackIds { XCTAssertEqual(tracking["reason"] as? String, "the prediction has no track ids") }
+        // A run compared with itself has no differences.
+        XCTAssertEqual(try sightline("diff", records, records).status, 0)
     }
 
     func testStreamHeaderAndSummary() throws {
@@ -86,8 +121,10 @@ final class SampleTruthTests: XCTestCase {
     func testZbarBackendReadsTheSameCodes() throws {
         let run = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--codes", "zbar")
         XCTAssertEqual(run.status, 0, run.stderr)
-        let codes = TruthMatcher().codes(predicted: try frames(run.stdout), truth: try RecordFile(path: Fixtures.sampleTruth).frames)
-        XCTAssertGreaterThanOrEqual(codes.recall, 0.99, "\(codes)")
+        let report = try Auditor(options: AuditOptions(kinds: [.codes]))
+            .audit(predicted: RecordFile(jsonLines: run.stdout, path: "zbar run"), truth: RecordFile(path: Fixtures.sampleTruth))
+        let codes = try XCTUnwrap(report.codes?.payloads?.total)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(codes.accuracy), 0.99, "\(codes)")
         XCTAssertEqual(codes.wrongPayload, 0)
     }
 
@@ -116,13 +153,15 @@ final class SampleTruthTests: XCTestCase {
         XCTAssertEqual(lines[0]["rotation"] as? Int, 270)
         XCTAssertEqual(lines[0]["width"] as? Int, 1280)
         XCTAssertEqual(lines[0]["coded_width"] as? Int, 720)
-        let predicted = try frames(run.stdout)
-        XCTAssertEqual(predicted.count, 30)
-        let truth = Array(try RecordFile(path: Fixtures.sampleTruth).frames.prefix(30))
-        let faces = TruthMatcher().faces(predicted: predicted, truth: truth)
-        XCTAssertGreaterThanOrEqual(faces.recall, 0.9, "\(faces)")
-        let codes = TruthMatcher().codes(predicted: predicted, truth: truth)
-        XCTAssertGreaterThanOrEqual(codes.recall, 0.99, "\(codes)")
+        let predicted = try RecordFile(jsonLines: run.stdout, path: "rotated run")
+        XCTAssertEqual(predicted.frames.count, 30)
+        var truth = try RecordFile(path: Fixtures.sampleTruth)
+        truth.frames = Array(truth.frames.prefix(30))
+        let report = try Auditor().audit(predicted: predicted, truth: truth)
+        let faces = try XCTUnwrap(report.faces?.detection)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(faces.recall), 0.9, "\(faces)")
+        let codes = try XCTUnwrap(report.codes?.payloads?.total)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(codes.accuracy), 0.99, "\(codes)")
     }
 
     func testInputFromStandardInput() throws {

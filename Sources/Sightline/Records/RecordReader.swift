@@ -1,6 +1,7 @@
 import Foundation
 
-/// A JSON Lines file of Sightline records (an analyze run, or ground truth in the same shape).
+/// A file of frame records: a Sightline JSON Lines file (an analyze run, or ground truth in the same
+/// shape), or MOTChallenge text read into the same shape (see `MOTChallengeText`).
 public struct RecordFile {
     /// The `stream` record as parsed JSON, if the file has one.
     public var stream: [String: Any]?
@@ -10,70 +11,160 @@ public struct RecordFile {
     public var tracks: [TrackRecord] = []
     /// The `summary` record as parsed JSON, if the file has one.
     public var summary: [String: Any]?
+    /// Where the records came from.
+    public var path = ""
+    public var format = RecordFormat.jsonLines
+    /// True when the file's faces carry a detector confidence (`score`); truth files have none.
+    public var facesHaveScores = false
 }
 
-/// A record file that cannot be read, with the line at fault.
-public struct RecordFileError: Error, CustomStringConvertible {
+public enum RecordFormat: String, Sendable {
+    /// Sightline JSON Lines: one record per frame, also for frames where nothing was found.
+    case jsonLines = "jsonl"
+    /// MOTChallenge text: one line per box; frames without boxes do not appear.
+    case motChallenge = "mot"
+}
+
+/// A record file that cannot be read, with the line at fault (0 when the whole file is).
+public struct RecordFileError: Error, CustomStringConvertible, Sendable {
     public var path: String
     public var line: Int
     public var reason: String
+    /// The file is missing or cannot be read at all (rather than malformed).
+    public var unreadable = false
+
+    public init(path: String, line: Int, reason: String, unreadable: Bool = false) {
+        self.path = path
+        self.line = line
+        self.reason = reason
+        self.unreadable = unreadable
+    }
+
     public var description: String { line > 0 ? "\(path):\(line): \(reason)" : "\(path): \(reason)" }
+    /// README "Exit codes": 66 input missing or unreadable, 65 malformed.
+    public var exitCode: Int32 { unreadable ? 66 : 65 }
+}
+
+/// A JSON record whose fields do not have the shape of a Sightline record.
+public struct RecordShapeError: Error, CustomStringConvertible, Sendable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
 }
 
 extension RecordFile {
-    /// Reads every line; any malformed line (including a truncated last line) is an error.
-    public init(path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RecordFileError(path: path, line: 0, reason: "cannot read the file")
+    /// The whole file, or an error naming why it cannot be read.
+    static func contents(of path: String) throws -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: No such file or directory", unreadable: true)
         }
+        guard !isDirectory.boolValue else {
+            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: it is a directory", unreadable: true)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied or I/O error", unreadable: true)
+        }
+        return data
+    }
+
+    /// Reads a Sightline JSON Lines file. Any malformed line is an error naming the line; so is a
+    /// last line cut short (a complete last line without its newline is accepted).
+    public init(path: String) throws {
+        try self.init(jsonLines: RecordFile.contents(of: path), path: path)
+    }
+
+    init(jsonLines data: Data, path: String) throws {
         var stream: [String: Any]?, summary: [String: Any]?
         var frames: [FrameRecord] = []
         var tracks: [TrackRecord] = []
-        var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            if line.isEmpty { continue }
+        var lineOfIndex: [Int: Int] = [:]
+        var faces = 0, scoredFaces = 0
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for (offset, line) in lines.enumerated() {
+            let lineNumber = offset + 1
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
             func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: lineNumber, reason: reason) }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
-                throw fail("not a JSON object (truncated or malformed line)")
+            let isLast = offset == lines.count - 1   // no newline after it
+            guard let parsed = try? JSONSerialization.jsonObject(with: Data(line)) else {
+                throw fail(isLast ? "truncated last line: no newline at the end of the file and not valid JSON"
+                                  : "not valid JSON")
             }
-            switch object["type"] as? String {
+            guard let object = parsed as? [String: Any] else { throw fail("not a JSON object") }
+            guard let type = object["type"] as? String else { throw fail("record without a \"type\"") }
+            switch type {
             case "stream": stream = object
             case "summary": summary = object
             case "frame":
-                do { frames.append(try FrameRecord(json: object)) } catch let reason as String { throw fail(reason) }
+                let record: FrameRecord
+                do { record = try FrameRecord(json: object) } catch let error as RecordShapeError { throw fail(error.reason) }
+                if let earlier = lineOfIndex[record.index] {
+                    throw fail("frame index \(record.index) already appears on line \(earlier)")
+                }
+                lineOfIndex[record.index] = lineNumber
+                let objectFaces = object["faces"] as? [[String: Any]] ?? []
+                faces += objectFaces.count
+                scoredFaces += objectFaces.filter { $0["score"] != nil }.count
+                frames.append(record)
             case "track":
-                do { tracks.append(try TrackRecord(json: object)) } catch let reason as String { throw fail(reason) }
-            default: continue   // record types this reader does not know
+                do { tracks.append(try TrackRecord(json: object)) } catch let error as RecordShapeError { throw fail(error.reason) }
+            default: continue   // record types this reader does not need
             }
         }
         self.init(stream: stream, frames: frames, tracks: tracks, summary: summary)
+        self.path = path
+        self.facesHaveScores = faces > 0 && scoredFaces == faces
+    }
+
+    /// The stream's frame rate in frames per second, from the stream record's `frame_rate` [num, den].
+    public var frameRate: Double? {
+        guard let rate = stream?["frame_rate"] as? [NSNumber], rate.count == 2, rate[1].doubleValue > 0,
+              rate[0].doubleValue > 0 else { return nil }
+        return rate[0].doubleValue / rate[1].doubleValue
     }
 }
 
-private func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
+private func number(_ value: Any?) -> Double? {
+    guard let n = value as? NSNumber else { return nil }
+    let d = n.doubleValue
+    return d.isFinite ? d : nil
+}
+
+private func integer(_ value: Any?) -> Int? {
+    guard let d = number(value), d == d.rounded(), abs(d) < 1e15 else { return nil }
+    return Int(d)
+}
 
 private func box(_ value: Any?) throws -> Box {
     guard let b = value as? [String: Any], let x = number(b["x"]), let y = number(b["y"]),
-          let w = number(b["w"]), let h = number(b["h"]) else { throw "box needs numbers x, y, w, h" }
+          let w = number(b["w"]), let h = number(b["h"]) else { throw RecordShapeError("box needs numbers x, y, w, h") }
     return Box(x: x, y: y, w: w, h: h)
 }
 
-extension TrackRecord {
-    init(json o: [String: Any]) throws {
-        func int(_ key: String) throws -> Int {
-            guard let v = (o[key] as? NSNumber)?.intValue else { throw "track record without an integer \(key)" }
-            return v
-        }
-        guard let kind = (o["kind"] as? String).flatMap(TrackKind.init(rawValue:)) else { throw "track record with an unknown kind" }
-        self.init(id: try int("id"), kind: kind, firstFrame: try int("first_frame"), lastFrame: try int("last_frame"),
-                  firstT: number(o["first_t"]) ?? 0, lastT: number(o["last_t"]) ?? 0,
-                  framesObserved: try int("frames_observed"), framesInterpolated: try int("frames_interpolated"),
-                  meanScore: number(o["mean_score"]), symbology: (o["symbology"] as? String).flatMap(Symbology.init(rawValue:)),
-                  text: o["text"] as? String,
-                  bytes: (o["bytes"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? (o["text"] as? String).map { Array($0.utf8) },
-                  bestBox: try box(o["best_box"]), bestFrame: try int("best_frame"))
+/// The optional `track` id of an observation; present but not an integer is an error.
+private func track(_ o: [String: Any], _ what: String) throws -> Int? {
+    guard let value = o["track"], !(value is NSNull) else { return nil }
+    guard let id = integer(value) else { throw RecordShapeError("\(what) track is not an integer") }
+    return id
+}
+
+/// A member that must be an array of objects when present.
+private func objects(_ o: [String: Any], _ key: String) throws -> [[String: Any]] {
+    guard let value = o[key], !(value is NSNull) else { return [] }
+    guard let array = value as? [Any] else { throw RecordShapeError("\"\(key)\" is not an array") }
+    return try array.map {
+        guard let object = $0 as? [String: Any] else { throw RecordShapeError("\"\(key)\" holds something other than objects") }
+        return object
     }
+}
+
+/// How an observation was made; absent means detected.
+private func source(_ o: [String: Any]) throws -> ObservationSource {
+    guard let value = o["source"] else { return .detected }
+    guard let name = value as? String, let source = ObservationSource(rawValue: name) else {
+        throw RecordShapeError("unknown observation source")
+    }
+    return source
 }
 
 private func point(_ value: Any?) -> Point? {
@@ -88,34 +179,53 @@ private func attributes(_ f: [String: Any]) -> FaceAttributes? {
     return a == FaceAttributes() ? nil : a
 }
 
-private func source(_ value: Any?) throws -> ObservationSource {
-    guard let value else { return .detected }
-    guard let name = value as? String, let source = ObservationSource(rawValue: name) else { throw "unknown observation source" }
-    return source
+extension TrackRecord {
+    init(json o: [String: Any]) throws {
+        func int(_ key: String) throws -> Int {
+            guard let v = integer(o[key]) else { throw RecordShapeError("track record without an integer \(key)") }
+            return v
+        }
+        guard let kind = (o["kind"] as? String).flatMap(TrackKind.init(rawValue:)) else {
+            throw RecordShapeError("track record with an unknown kind")
+        }
+        let text = o["text"] as? String
+        self.init(id: try int("id"), kind: kind, firstFrame: try int("first_frame"), lastFrame: try int("last_frame"),
+                  firstT: number(o["first_t"]) ?? 0, lastT: number(o["last_t"]) ?? 0,
+                  framesObserved: try int("frames_observed"), framesInterpolated: try int("frames_interpolated"),
+                  meanScore: number(o["mean_score"]), symbology: (o["symbology"] as? String).flatMap(Symbology.init(rawValue:)),
+                  text: text,
+                  bytes: (o["bytes"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? text.map { Array($0.utf8) },
+                  bestBox: try box(o["best_box"]), bestFrame: try int("best_frame"))
+    }
 }
 
 extension FrameRecord {
     /// A frame record from its JSON object; truth files may leave out pts and status.
     init(json o: [String: Any]) throws {
-        guard let index = (o["index"] as? NSNumber)?.intValue else { throw "frame record without an integer index" }
-        let faces = try (o["faces"] as? [[String: Any]] ?? []).map { f in
-            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1, track: (f["track"] as? NSNumber)?.intValue,
-                            source: try source(f["source"]), attributes: attributes(f))
+        guard let index = integer(o["index"]), index >= 0 else { throw RecordShapeError("frame record without a non-negative integer index") }
+        let faces = try objects(o, "faces").map { f in
+            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1, track: try track(f, "face"),
+                            source: try source(f), attributes: attributes(f))
         }
-        let codes = try (o["codes"] as? [[String: Any]] ?? []).map { c -> CodeObservation in
-            guard let name = c["symbology"] as? String, let symbology = Symbology(rawValue: name) else {
-                throw "code with an unknown symbology"
+        let codes = try objects(o, "codes").map { c -> CodeObservation in
+            guard let name = c["symbology"] as? String else { throw RecordShapeError("code without a symbology") }
+            guard let symbology = Symbology(rawValue: name) else { throw RecordShapeError("code with an unknown symbology \"\(name)\"") }
+            guard let text = c["text"] as? String else { throw RecordShapeError("code without text") }
+            var bytes = Array(text.utf8)
+            if let encoded = c["bytes"] {
+                guard let base64 = encoded as? String, let data = Data(base64Encoded: base64) else {
+                    throw RecordShapeError("code bytes are not base64")
+                }
+                bytes = [UInt8](data)
             }
-            guard let text = c["text"] as? String else { throw "code without text" }
-            let bytes = (c["bytes"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? Array(text.utf8)
             var polygon = (c["polygon"] as? [[NSNumber]] ?? []).filter { $0.count == 2 }
                 .map { Point(x: $0[0].doubleValue, y: $0[1].doubleValue) }
             if polygon.isEmpty {
                 let b = try box(c["box"])
                 polygon = [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y), Point(x: b.x + b.w, y: b.y + b.h), Point(x: b.x, y: b.y + b.h)]
             }
-            return CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: polygon,
-                                   track: (c["track"] as? NSNumber)?.intValue, source: try source(c["source"]))
+            return CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: polygon, track: try track(c, "code"),
+                                   source: try source(c))
         }
         let status = o["status"] as? [String: Any]
         self.init(index: index, pts: (o["pts"] as? NSNumber)?.int64Value ?? 0, t: number(o["t"]) ?? 0,

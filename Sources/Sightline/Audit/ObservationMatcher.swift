@@ -1,0 +1,58 @@
+/// The pairing of one frame's truth boxes with its predicted boxes.
+public struct FrameMatch: Sendable, Equatable {
+    public struct Pair: Sendable, Equatable {
+        public var truth: Int
+        public var predicted: Int
+        public var iou: Double
+    }
+    /// Paired items, by truth index.
+    public var pairs: [Pair]
+    /// Truth items left unpaired (false negatives), ascending.
+    public var missed: [Int]
+    /// Predicted items left unpaired (false positives), ascending.
+    public var extra: [Int]
+}
+
+/// Pairs the objects of one frame: the optimal assignment on cost 1 − IoU, among pairs whose IoU is
+/// at least the threshold (so: as many pairs as possible, then the best overlap in total).
+public struct ObservationMatcher: Sendable {
+    /// Minimum intersection over union for a predicted box to count as the truth box.
+    public var minIoU: Double
+
+    public init(minIoU: Double = 0.5) { self.minIoU = minIoU }
+
+    /// `penalty(t, p)` is added to the cost of an allowed pair; it only decides between assignments
+    /// with the same number of pairs (codes use it to prefer a read with the right payload).
+    public func match(truth: [Box], predicted: [Box], penalty: (Int, Int) -> Double = { _, _ in 0 }) -> FrameMatch {
+        var ious = [[Double]](repeating: [], count: truth.count)
+        var cost = [[Double?]](repeating: [], count: truth.count)
+        for (t, tb) in truth.enumerated() {
+            ious[t] = predicted.map { tb.iou($0) }
+            cost[t] = ious[t].enumerated().map { p, iou in iou >= minIoU && iou > 0 ? 1 - iou + penalty(t, p) : nil }
+        }
+        let assignment = AssignmentSolver.solve(cost)
+        let pairs = assignment.map { FrameMatch.Pair(truth: $0.row, predicted: $0.column, iou: ious[$0.row][$0.column]) }
+        let pairedTruth = Set(pairs.map(\.truth)), pairedPredicted = Set(pairs.map(\.predicted))
+        return FrameMatch(pairs: pairs,
+                          missed: truth.indices.filter { !pairedTruth.contains($0) },
+                          extra: predicted.indices.filter { !pairedPredicted.contains($0) })
+    }
+
+    public func match(truth: [FaceObservation], predicted: [FaceObservation]) -> FrameMatch {
+        match(truth: truth.map(\.box), predicted: predicted.map(\.box))
+    }
+
+    /// Codes pair by overlap; among equally many pairs, reads with the truth's payload are preferred.
+    public func match(truth: [CodeObservation], predicted: [CodeObservation]) -> FrameMatch {
+        match(truth: truth.map(\.box), predicted: predicted.map(\.box)) { t, p in
+            truth[t].hasSamePayload(as: predicted[p]) ? 0 : 1
+        }
+    }
+}
+
+extension CodeObservation {
+    /// Same symbology and byte-identical payload.
+    public func hasSamePayload(as other: CodeObservation) -> Bool {
+        symbology == other.symbology && bytes == other.bytes
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Sightline
+
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what changed between two runs over the same video.",
+        discussion: """
+            A and B are Sightline JSON Lines (or MOTChallenge text). In each frame, A's and B's faces \
+            and codes are paired by overlap: a pair at --iou or above is the same observation, below \
+            it the observation moved; the rest are lost (only in A) or new (only in B). Codes also \
+            report changed payloads; with track ids on both sides, a pair whose ids no longer \
+            correspond as before is a track change (renumbering is not). Exit 0 when there is no \
+            difference, 3 when there are differences; 64, 65 and 66 as for audit.
+            """
+    )
+
+    @Argument(help: "The first run's records.")
+    var a: String
+
+    @Argument(help: "The second run's records.")
+    var b: String
+
+    @Option(help: "Minimum intersection over union for an observation to count as unmoved.")
+    var iou: Double = 0.5
+
+    @Option(help: "Output format: table or json.")
+    var format: ReportFormat = .table
+
+    @Option(name: .customLong("match"), help: "Pair frames by index, or by time (nearest within half a frame interval).")
+    var match: MatchOption = .index
+
+    @Option(help: "Kinds of object to compare: faces, codes or all.")
+    var kind: KindOption = .all
+
+    func validate() throws {
+        guard iou > 0 && iou <= 1 else { throw ValidationError("--iou must be in (0, 1], not \(iou).") }
+    }
+
+    func run() throws {
+        let first = try readRecords(a, truth: false)
+        let second = try readRecords(b, truth: false)
+        let differ = RunDiffer(iou: iou, matching: match.matching, kinds: kind.kinds)
+        let diff = try comparing { try differ.diff(first, second) }
+        switch format {
+        case .json: print(diff.json.serialized())
+        case .table: print(diff.table, terminator: "")
+        }
+        if !diff.isIdentical { throw ExitCode(3) }
+    }
+}

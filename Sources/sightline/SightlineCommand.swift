@@ -9,12 +9,12 @@ struct SightlineCommand: ParsableCommand {
         abstract: "Find faces and codes in video, frame by frame, and write them as JSON Lines.",
         discussion: """
             Exit codes: 0 success; 1 internal error; 2 input damaged (output complete for what \
-            decoded); 64 bad command line; 65 not a video file; 66 input missing or unreadable; \
+            decoded); 64 bad command line; 65 not a video file (or a fetched model failed its checksum); 66 input missing or unreadable; \
             67 no video stream; 69 detector unavailable; 73 output cannot be created; \
-            74 write failed; 130 interrupted.
+            74 write failed; 75 model fetch failed; 130 interrupted.
             """,
         version: sightlineVersion,
-        subcommands: [Analyze.self, Audit.self]
+        subcommands: [Analyze.self, Audit.self, Models.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

@@ -3,13 +3,13 @@
 ///
 /// `@unchecked Sendable`: it is created on one thread and then used by exactly one worker.
 public final class FrameAnalyzer: @unchecked Sendable {
-    private let faceDetector: CascadeFaceDetector?
+    private let faceDetector: FaceDetecting?
     private let codeReader: CodeReader?
     /// Errors met on the frames this analyzer saw, by message.
     public private(set) var errors: [String] = []
 
     public init(faces: FaceDetectorOptions, codes: CodeReaderOptions) throws {
-        faceDetector = try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) }
+        faceDetector = try makeFaceDetector(faces)
         codeReader = try makeCodeReader(codes)
     }
 
@@ -19,7 +19,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
         var faces: [FaceObservation] = [], codes: [CodeObservation] = []
         if let faceDetector {
             do {
-                faces = try faceDetector.detect(in: luma, rotation: frame.rotation)
+                faces = try faceDetector.detect(frame)
                 faceStatus = .ok
             } catch {
                 faceStatus = .error

@@ -22,7 +22,16 @@ extension FaceObservation {
     var json: JSON {
         var members: [(String, JSON)] = []
         if let track { members.append(("track", .int(Int64(track)))) }
-        return .object(members + [("box", box.json), ("score", .fixed(score, digits: Precision.score))])
+        members += [("box", box.json), ("score", .fixed(score, digits: Precision.score))]
+        if let landmarks { members.append(("landmarks", landmarks.json)) }
+        return .object(members)
+    }
+}
+
+extension FaceLandmarks {
+    var json: JSON {
+        .object([("left_eye", leftEye.json), ("right_eye", rightEye.json), ("nose", nose.json),
+                 ("mouth_left", mouthLeft.json), ("mouth_right", mouthRight.json)])
     }
 }
 
@@ -45,7 +54,20 @@ extension StreamRecord {
         let s = stream
         var analyzers: [(String, JSON)] = []
         var faceMembers: [(String, JSON)] = [("backend", .string(faces.backend.rawValue))]
-        if faces.backend != .off {
+        if let known = faces.backend.model {
+            faceMembers += [("model", .string(faces.model?.path ?? faces.modelPath ?? known.file)),
+                            ("sha256", faces.model.map { .string($0.sha256) } ?? .null),
+                            ("verified", .bool(faces.model?.verified ?? false)),
+                            ("threshold", .fixed(faces.effectiveThreshold, digits: Precision.score)),
+                            ("nms_iou", .fixed(faces.nmsIoU, digits: 2)),
+                            ("min_face", .int(Int64(faces.minFace)))]
+            if let w = known.inputWidth, let h = known.inputHeight {
+                faceMembers.append(("input_size", .array([.int(Int64(w)), .int(Int64(h))])))
+            } else {
+                faceMembers.append(("detect_width", .int(Int64(faces.detectWidth))))
+            }
+            faceMembers.append(("color", .bool(faces.color)))
+        } else if faces.backend != .off {
             faceMembers += [("cascade", .string(faces.backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),
                             ("min_face", .int(Int64(faces.minFace))),
                             ("detect_width", .int(Int64(faces.detectWidth))),

@@ -54,12 +54,23 @@ private func box(_ value: Any?) throws -> Box {
     return Box(x: x, y: y, w: w, h: h)
 }
 
+private func landmarks(_ l: [String: Any]) throws -> FaceLandmarks {
+    func point(_ key: String) throws -> Point {
+        guard let p = l[key] as? [NSNumber], p.count == 2 else { throw "landmarks need \(key) as [x, y]" }
+        return Point(x: p[0].doubleValue, y: p[1].doubleValue)
+    }
+    return FaceLandmarks(leftEye: try point("left_eye"), rightEye: try point("right_eye"), nose: try point("nose"),
+                         mouthLeft: try point("mouth_left"), mouthRight: try point("mouth_right"))
+}
+
 extension FrameRecord {
     /// A frame record from its JSON object; truth files may leave out pts and status.
     init(json o: [String: Any]) throws {
         guard let index = (o["index"] as? NSNumber)?.intValue else { throw "frame record without an integer index" }
         let faces = try (o["faces"] as? [[String: Any]] ?? []).map { f in
-            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1, track: (f["track"] as? NSNumber)?.intValue)
+            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1,
+                            landmarks: try (f["landmarks"] as? [String: Any]).map(landmarks),
+                            track: (f["track"] as? NSNumber)?.intValue)
         }
         let codes = try (o["codes"] as? [[String: Any]] ?? []).map { c -> CodeObservation in
             guard let name = c["symbology"] as? String, let symbology = Symbology(rawValue: name) else {

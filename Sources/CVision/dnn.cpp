@@ -58,13 +58,16 @@ cv::Mat wrapPlane(const uint8_t *data, int width, int height, int stride, int ch
     return cv::Mat(height, width, CV_8UC(channels), const_cast<uint8_t *>(data), (size_t)stride);
 }
 
-void resizeTo(const cv::Mat &src, cv::Mat &dst, cv::Size size) {
+/// Luma: area averaging when shrinking (no aliasing of fine detail). Chroma (`smooth`): bilinear,
+/// several times cheaper for the non-integer factors chroma planes usually need, and enough for
+/// colour that carries no fine detail.
+void resizeTo(const cv::Mat &src, cv::Mat &dst, cv::Size size, bool smooth = false) {
     if (src.size() == size) {
         src.copyTo(dst);
         return;
     }
     const bool shrinks = size.width <= src.cols && size.height <= src.rows;
-    cv::resize(src, dst, size, 0, 0, shrinks ? cv::INTER_AREA : cv::INTER_LINEAR);
+    cv::resize(src, dst, size, 0, 0, shrinks && !smooth ? cv::INTER_AREA : cv::INTER_LINEAR);
 }
 
 void rotateInPlace(cv::Mat &m, int rotation) {
@@ -103,14 +106,14 @@ void makeBlob(slv_dnn *d, const slv_yuv_image &image, cv::Size displaySize, int 
         if (image.chroma_step == 2) {
             // Interleaved (NV12: Cb Cr, NV21: Cr Cb): scale both at once, then split.
             const uint8_t *first = std::min(image.cb, image.cr);
-            resizeTo(wrapPlane(first, image.chroma_width, image.chroma_height, image.chroma_stride, 2), d->chroma, coded);
+            resizeTo(wrapPlane(first, image.chroma_width, image.chroma_height, image.chroma_stride, 2), d->chroma, coded, true);
             cv::Mat parts[2];
             cv::split(d->chroma, parts);
             d->cb = image.cb < image.cr ? parts[0] : parts[1];
             d->cr = image.cb < image.cr ? parts[1] : parts[0];
         } else {
-            resizeTo(wrapPlane(image.cb, image.chroma_width, image.chroma_height, image.chroma_stride, 1), d->cb, coded);
-            resizeTo(wrapPlane(image.cr, image.chroma_width, image.chroma_height, image.chroma_stride, 1), d->cr, coded);
+            resizeTo(wrapPlane(image.cb, image.chroma_width, image.chroma_height, image.chroma_stride, 1), d->cb, coded, true);
+            resizeTo(wrapPlane(image.cr, image.chroma_width, image.chroma_height, image.chroma_stride, 1), d->cr, coded, true);
         }
         rotateInPlace(d->cb, rotation);
         rotateInPlace(d->cr, rotation);

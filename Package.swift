@@ -28,6 +28,7 @@ let package = Package(
                 .linkedLibrary("opencv_core"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("opencv_dnn"),
                 .linkedLibrary("ZXing"),
                 .linkedLibrary("stdc++"),
             ]

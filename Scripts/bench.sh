@@ -8,7 +8,7 @@
 # written to OUT/results.md and OUT/results.json.
 #
 # usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
-#                         [--reps N] [--quick | --long]
+#                         [--faces BACKEND] [--reps N] [--quick | --long]
 #
 # Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
 # 1080p input also what Samples/make_samples.py needs (see Samples/README.md).
@@ -30,6 +30,9 @@ options:
   --out DIR         output folder for generated inputs, run outputs and
                     results (default: bench-out/ in the repository)
   --threads N       --threads passed to sightline (default: all cores, $(nproc))
+  --faces BACKEND   --faces passed to sightline (default: sightline's default,
+                    haar-alt2); a DNN backend needs its model installed
+                    (sightline models fetch BACKEND) or SIGHTLINE_MODELS set
   --reps N          runs of each measurement; the median wall time is used
                     (default: 3)
   --quick           only the 720p input
@@ -44,6 +47,7 @@ die() { echo "bench.sh: $*" >&2; exit 1; }
 SIGHTLINE=""
 OUT="$ROOT/bench-out"
 THREADS=$(nproc)
+FACES=""
 REPS=3
 LONG=0
 QUICK=0
@@ -52,6 +56,7 @@ while [ $# -gt 0 ]; do
         --sightline) [ $# -ge 2 ] || die "--sightline needs a path"; SIGHTLINE=$2; shift 2 ;;
         --out)       [ $# -ge 2 ] || die "--out needs a folder"; OUT=$2; shift 2 ;;
         --threads)   [ $# -ge 2 ] || die "--threads needs a number"; THREADS=$2; shift 2 ;;
+        --faces)     [ $# -ge 2 ] || die "--faces needs a backend"; FACES=$2; shift 2 ;;
         --reps)      [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
         --long)      LONG=1; shift ;;
         --quick)     QUICK=1; shift ;;
@@ -61,6 +66,9 @@ while [ $# -gt 0 ]; do
 done
 [[ $THREADS =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive integer"
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
+[[ -z $FACES || $FACES =~ ^[a-z0-9-]+$ ]] || die "--faces must be a backend name"
+FACE_ARGS=()
+[ -n "$FACES" ] && FACE_ARGS=(--faces "$FACES")
 [ $QUICK -eq 1 ] && [ $LONG -eq 1 ] && die "--quick and --long exclude each other"
 
 # Requirements (the script installs nothing).
@@ -142,7 +150,10 @@ VERSION=$("$BIN" --version)
 NPROC=$(nproc)
 echo "nproc:     $NPROC"
 echo "sightline: $VERSION ($SIGHTLINE, sha256 $SHA...)"
-echo "threads:   $THREADS   reps: $REPS   load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "threads:   $THREADS   faces: ${FACES:-default}   reps: $REPS   load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# A missing model (or any other setup error) fails here, once, with sightline's own message.
+"$BIN" analyze "${inputs[0]}" -q -o /dev/null --duration 0.1 "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" \
+    || die "sightline cannot run with these options (see above)"
 echo
 
 # One line per run: label, kind (decode|analyze), rep, wall µs, max RSS kB, frames.
@@ -186,7 +197,7 @@ for i in "${!inputs[@]}"; do
         dwall=$WALL_US
 
         jsonl="$RUNS/$base.jsonl"
-        timed "$BIN" analyze "$in" -q -o "$jsonl" --threads "$THREADS"
+        timed "$BIN" analyze "$in" -q -o "$jsonl" --threads "$THREADS" "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}"
         frames=$(summary_frames "$jsonl")
         printf '%s\tanalyze\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" >>"$RAW"
         awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$WALL_US" -v m="$RSS_KB" -v f="$frames" \
@@ -195,13 +206,13 @@ for i in "${!inputs[@]}"; do
 done
 echo >&2
 
-python3 - "$RAW" "$OUT" "$NPROC" "$VERSION" "$THREADS" "$REPS" "$LONG" \
+python3 - "$RAW" "$OUT" "$NPROC" "$VERSION" "$THREADS" "$REPS" "$LONG" "${FACES:-}" \
     "$(ffmpeg -version | head -1 | sed 's/ Copyright.*//')" \
     "$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)" \
     "$(cut -d' ' -f1-3 /proc/loadavg)" "$SHA" <<'PY'
 import json, os, platform, statistics, sys, time
 
-raw, out, nproc, version, threads, reps, long_, ffmpeg_version, commit, load_end, sha = sys.argv[1:]
+raw, out, nproc, version, threads, reps, long_, faces, ffmpeg_version, commit, load_end, sha = sys.argv[1:]
 runs = {}
 order = []
 for line in open(raw):
@@ -272,7 +283,7 @@ if long_ == "1" and len(long_rows) >= 2:
 
 date = time.strftime("%Y-%m-%d %H:%M:%S %z")
 meta = {"date": date, "nproc": int(nproc), "cpu": cpu, "sightline_version": version, "sightline_sha256_12": sha,
-        "commit": commit, "threads": int(threads), "reps": int(reps), "ffmpeg": ffmpeg_version,
+        "commit": commit, "threads": int(threads), "faces": faces or "default", "reps": int(reps), "ffmpeg": ffmpeg_version,
         "load_average_end": load_end, "kernel": platform.release()}
 
 with open(os.path.join(out, "results.json"), "w") as f:
@@ -282,13 +293,13 @@ with open(os.path.join(out, "results.json"), "w") as f:
 with open(os.path.join(out, "results.md"), "w") as f:
     f.write("# sightline benchmark\n\n")
     f.write(f"{date}; sightline {version} (binary sha256 {sha}..., repository {commit}); {cpu}, nproc {nproc}; "
-            f"`--threads {threads}`; median of {reps} run{'' if reps == '1' else 's'}; {ffmpeg_version}\n\n")
+            f"`--threads {threads}`{f' `--faces {faces}`' if faces else ''}; median of {reps} run{'' if reps == '1' else 's'}; {ffmpeg_version}\n\n")
     f.write("| " + " | ".join(head) + " |\n")
     f.write("| --- | " + " | ".join("---:" for _ in head[1:]) + " |\n")
     for c in cells:
         f.write("| " + " | ".join(c) + " |\n")
     f.write("\ndecode-only: `ffmpeg -threads 0 -i IN -f null -`; sightline: `sightline analyze IN -q "
-            f"--threads {threads}` (default options); ratio = sightline fps / decode-only fps; "
+            f"--threads {threads}{' --faces ' + faces if faces else ''}` (otherwise default options: faces and codes on every frame); ratio = sightline fps / decode-only fps; "
             "peak RSS of sightline, max over the runs.\n")
     if growth:
         f.write("\n" + growth_line + "\n")

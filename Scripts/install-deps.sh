@@ -9,6 +9,8 @@ packages=(
   pkg-config ffmpeg
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # decoding
   libopencv-core-dev libopencv-imgproc-dev libopencv-objdetect-dev opencv-data   # face cascades
+  libopencv-dnn-dev                                             # ONNX face detectors (yunet, ultraface)
+  libcurl4                                                      # model downloads (Foundation's URLSession)
   libzbar-dev libzxing-dev                                      # code readers
   libjson-c-dev                                                 # JSON Lines
   python3 python3-jsonschema                                    # schema validation in the tests

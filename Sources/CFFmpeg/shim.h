@@ -7,6 +7,8 @@
 #include <libavutil/display.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/sha.h>
 #include <libswscale/swscale.h>
 
 static inline int sl_averror(int e) { return AVERROR(e); }

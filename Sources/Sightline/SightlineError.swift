@@ -16,6 +16,11 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     /// The input was read to the end but parts of it could not be decoded. Output is complete for
     /// everything that decoded.
     case inputDamaged(path: String, reason: String)
+    /// `models fetch`: the source could not be read to its end (unreachable, HTTP error, cut short).
+    /// Nothing was installed.
+    case fetchFailed(name: String, source: String, reason: String)
+    /// `models fetch`: the file read is not the known model (size or sha256 differ). Nothing was installed.
+    case checksumMismatch(name: String, source: String, reason: String)
     /// A bug or an unexpected library failure.
     case `internal`(String)
 
@@ -28,6 +33,8 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .writeFailed(path, reason): return "\(path): write failed: \(reason)"
         case let .detectorUnavailable(name, reason): return "\(name): detector unavailable: \(reason)"
         case let .inputDamaged(path, reason): return "\(path): input damaged: \(reason)"
+        case let .fetchFailed(name, source, reason): return "\(name): fetch from \(source) failed: \(reason); nothing was installed"
+        case let .checksumMismatch(name, source, reason): return "\(name): file from \(source) rejected: \(reason); nothing was installed"
         case let .internal(message): return "internal error: \(message)"
         }
     }
@@ -37,12 +44,13 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .internal: return 1
         case .inputDamaged: return 2
-        case .notMedia: return 65
+        case .notMedia, .checksumMismatch: return 65
         case .inputUnreadable: return 66
         case .noVideoStream: return 67
         case .detectorUnavailable: return 69
         case .outputUnwritable: return 73
         case .writeFailed: return 74
+        case .fetchFailed: return 75
         }
     }
 }

@@ -27,8 +27,25 @@ struct Analyze: ParsableCommand {
     @Option(help: "Stop after this many seconds, like ffmpeg's -t.")
     var duration: Double?
 
-    @Option(help: "Face detector: haar-alt2 (OpenCV frontalface_alt2, the default), haar (frontalface_default), lbp (lbpcascade_frontalface_improved), or off.")
+    @Option(help: """
+        Face detector: haar-alt2 (OpenCV frontalface_alt2, the default), haar (frontalface_default), \
+        lbp (lbpcascade_frontalface_improved), yunet (YuNet, 5 landmarks), ultraface (UltraFace \
+        RFB-320), ultraface-640 (UltraFace RFB-640), or off. The DNN backends need their model: \
+        `sightline models fetch NAME`, or --face-model.
+        """)
     var faces: FaceBackend = .haarAlt2
+
+    @Option(name: .customLong("face-model"), help: """
+        Model file for a DNN backend, instead of the installed one (any compatible ONNX file; \
+        not checked against the known checksum, but its sha256 is written to the stream record).
+        """)
+    var faceModel: String?
+
+    @Option(name: .customLong("face-threshold"), help: "DNN backends: smallest confidence (0..1) reported (default: 0.9 for yunet, 0.7 for ultraface).")
+    var faceThreshold: Double?
+
+    @Flag(name: .customLong("face-gray"), help: "DNN backends: give the model the luma plane in all three channels instead of colour.")
+    var faceGray = false
 
     @Option(name: .customLong("min-face"), help: "Smallest face to find, in pixels of the displayed frame.")
     var minFace: Int = 40
@@ -36,7 +53,9 @@ struct Analyze: ParsableCommand {
     @Option(name: .customLong("face-width"), help: """
         Width the frame is scaled down to for face detection (0: full size). The cascade cannot \
         see faces smaller than its window (20 px for haar-alt2, 24 for haar, 45 for lbp) in the \
-        scaled image: with 640, that is 40 px at 720p and 60 px at 1080p for haar-alt2.
+        scaled image: with 640, that is 40 px at 720p and 60 px at 1080p for haar-alt2. yunet \
+        uses it too (its smallest prior box is 10 px); ultraface scales the frame to its fixed \
+        input (320x240 or 640x480) instead.
         """)
     var faceWidth: Int = 640
 
@@ -89,6 +108,11 @@ struct Analyze: ParsableCommand {
         if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
         if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
+        if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
+        if faces.model == nil {
+            if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces yunet, ultraface or ultraface-640).") }
+            if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces yunet, ultraface or ultraface-640).") }
+        }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
         let codeOptions = try codeReaderOptions()
         let unsupported = codeOptions.unsupportedSymbologies()
@@ -112,6 +136,11 @@ struct Analyze: ParsableCommand {
         var faceOptions = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
         faceOptions.scaleFactor = faceStep
         faceOptions.attributes = faceAttributes == .on
+        faceOptions.threshold = faceThreshold
+        faceOptions.modelPath = faceModel
+        faceOptions.color = !faceGray
+        // Find (and hash) the DNN model before opening the input: a missing model is reported first.
+        faceOptions = try faceOptions.resolvingModel()
         let codeOptions = try codeReaderOptions()
         VideoFileSource.showLibraryWarnings(verbose)
         let source = try VideoFileSource(path: input, options: SourceOptions(

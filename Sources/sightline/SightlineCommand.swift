@@ -10,12 +10,13 @@ struct SightlineCommand: ParsableCommand {
         discussion: """
             Exit codes: 0 success; 1 internal error; 2 input damaged (output complete for what \
             decoded); 3 audit gate not met, or diff found differences; 64 bad command line; \
-            65 not a video file, or a malformed record file; 66 input missing or unreadable; \
+            65 not a video file, a malformed record file, or a fetched model that fails its checksum; \
+            66 input missing or unreadable; \
             67 no video stream; 69 detector unavailable; 73 output cannot be created; \
-            74 write failed; 130 interrupted.
+            74 write failed; 75 model fetch failed; 130 interrupted.
             """,
         version: sightlineVersion,
-        subcommands: [Analyze.self, Tracks.self, Audit.self, Diff.self]
+        subcommands: [Analyze.self, Tracks.self, Audit.self, Diff.self, Models.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

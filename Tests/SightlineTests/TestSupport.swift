@@ -8,6 +8,7 @@ enum Fixtures {
     static let sample = repo.appendingPathComponent("Samples/faces-and-codes-720p.mp4").path
     static let sampleTruth = repo.appendingPathComponent("Samples/faces-and-codes-720p.truth.jsonl").path
     static let sharedData = repo.deletingLastPathComponent().appendingPathComponent("shared/data")
+    static let sharedModels = repo.deletingLastPathComponent().appendingPathComponent("shared/models")
 
     /// The `sightline` executable built next to the test bundle.
     static var binary: String {
@@ -25,6 +26,15 @@ enum Fixtures {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         test.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         return dir
+    }
+
+    /// A model file from ../shared/models (see its README), or a skip when it is not there.
+    static func sharedModelOrSkip(_ model: KnownModel) throws -> String {
+        let path = sharedModels.appendingPathComponent(model.file).path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw XCTSkip("\(path) is not present (the shared model files sit beside the repository)")
+        }
+        return path
     }
 
     static func sharedDataOrSkip(_ relative: String) throws -> URL {
@@ -45,10 +55,14 @@ struct ProcessResult: Sendable {
 
 /// Runs a program to completion and collects its output.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil) throws -> ProcessResult {
+func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil,
+                environment: [String: String]? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     let out = Pipe()
     // Standard error goes to a file, so a chatty process never blocks on a full pipe.
     let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-stderr-\(UUID().uuidString)")

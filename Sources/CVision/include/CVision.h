@@ -1,6 +1,6 @@
 #ifndef SIGHTLINE_CVISION_H
 #define SIGHTLINE_CVISION_H
-// A small C API over OpenCV (face cascades) and zxing-cpp (barcodes). No C++ type or exception
+// A small C API over OpenCV (face cascades, DNN face detectors) and zxing-cpp (barcodes). No C++ type or exception
 // crosses it: every call catches and reports errors through a message buffer.
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +58,55 @@ typedef struct {
 int slv_face_parts_detect(slv_cascade *eyes, slv_cascade *smile, slv_gray_image image, int rotation,
                           float x, float y, float w, float h, slv_face_parts *parts,
                           char *error, size_t error_size);
+
+// MARK: DNN face detectors (OpenCV's dnn module, ONNX models)
+
+/// A YUV picture: the luma plane and, when the format has them, the two chroma planes.
+typedef struct {
+    slv_gray_image luma;
+    const uint8_t *cb;      ///< NULL when only luma is available
+    const uint8_t *cr;
+    int chroma_width;
+    int chroma_height;
+    int chroma_stride;      ///< bytes per chroma row
+    int chroma_step;        ///< bytes between neighbouring chroma samples: 1 planar, 2 interleaved (NV12/NV21)
+    int matrix;             ///< 709 for BT.709, anything else is taken as BT.601
+    int full_range;         ///< 1: 0..255 (JPEG range); 0: 16..235 (video range)
+} slv_yuv_image;
+
+enum {
+    SLV_DNN_YUNET_LEGACY = 1,   ///< YuNet 2022 (outputs loc, conf, iou), any input size
+    SLV_DNN_ULTRAFACE = 2,      ///< Ultra-Light-Fast-Generic-Face-Detector (outputs scores, boxes), fixed input size
+};
+
+typedef struct slv_dnn slv_dnn;
+
+typedef struct {
+    float x, y, w, h;          ///< in pixels of the displayed (rotated, full-size) frame
+    float score;               ///< confidence 0..1
+    int landmark_count;        ///< 0, or 5: the model's eyes, nose tip and mouth corners
+    float landmarks[10];       ///< x0,y0 .. x4,y4 in the model's order, displayed-frame pixels
+} slv_dnn_face;
+
+typedef struct {
+    int detect_width;   ///< YuNet: the displayed frame is scaled down to this width (0: full size)
+    int rotation;       ///< degrees clockwise (0/90/180/270) to turn the picture for display
+    float threshold;    ///< smallest score reported
+    float nms_iou;      ///< overlap above which the weaker of two faces is dropped
+    int min_face;       ///< faces whose longer side is shorter than this (displayed pixels) are dropped
+    int use_color;      ///< 1: colour from the chroma planes when present; 0: luma in all 3 channels
+} slv_dnn_options;
+
+/// Loads an ONNX model of the given kind and runs it once on a blank image, so an incompatible
+/// file fails here. `input_width`/`input_height`: the fixed input of UltraFace models (ignored
+/// for YuNet). NULL on failure, with the reason in `error`.
+slv_dnn *slv_dnn_create(const char *path, int kind, int input_width, int input_height,
+                        char *error, size_t error_size);
+void slv_dnn_destroy(slv_dnn *detector);
+/// Detects faces: the small detection image is made once from the planes (never a full-size
+/// colour frame). Returns the number found (at most `capacity`), or -1 with `error` set.
+int slv_dnn_detect(slv_dnn *detector, const slv_yuv_image *image, const slv_dnn_options *options,
+                   slv_dnn_face *faces, int capacity, char *error, size_t error_size);
 
 // MARK: zxing-cpp
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// Which face detector runs.
 public enum FaceBackend: String, CaseIterable, Sendable {
-    case haar, haarAlt2 = "haar-alt2", lbp, off
+    case haar, haarAlt2 = "haar-alt2", lbp, yunet, ultraface, ultraface640 = "ultraface-640", off
 
     /// The OpenCV cascade file (from Debian's opencv-data) behind each cascade backend.
     var cascadeFile: String? {
@@ -11,9 +11,12 @@ public enum FaceBackend: String, CaseIterable, Sendable {
         case .haar: return "haarcascades/haarcascade_frontalface_default.xml"
         case .haarAlt2: return "haarcascades/haarcascade_frontalface_alt2.xml"
         case .lbp: return "lbpcascades/lbpcascade_frontalface_improved.xml"
-        case .off: return nil
+        case .yunet, .ultraface, .ultraface640, .off: return nil
         }
     }
+
+    /// The ONNX model behind each DNN backend (nil for the cascades and off).
+    public var model: KnownModel? { KnownModel.named(rawValue) }
 }
 
 /// Options for face detection, one value shared by every worker's detector.
@@ -29,6 +32,16 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var minNeighbors = 3
     /// Search each face for eyes and a smile (FaceAttributes).
     public var attributes = true
+    /// DNN backends: smallest score reported (nil: the model's default, see `KnownModel`).
+    public var threshold: Double?
+    /// DNN backends: overlap (IoU) above which the weaker of two faces is dropped.
+    public var nmsIoU = 0.3
+    /// DNN backends: a model file to load instead of the installed one (`--face-model`).
+    public var modelPath: String?
+    /// DNN backends: make the detection image in colour from the chroma planes (false: luma only).
+    public var color = true
+    /// DNN backends: the model file of this run, set by `resolvingModel()`.
+    public internal(set) var model: ModelFile?
 
     public init(backend: FaceBackend = .haarAlt2, minFace: Int = 40, detectWidth: Int = 640) {
         self.backend = backend
@@ -42,6 +55,18 @@ public struct FaceDetectorOptions: Sendable, Equatable {
         var dirs = ["/usr/share/opencv4", "/usr/local/share/opencv4", "/usr/share/opencv"]
         if let custom = ProcessInfo.processInfo.environment["SIGHTLINE_OPENCV_DATA"] { dirs.insert(custom, at: 0) }
         return dirs
+    }
+
+    /// The score threshold in effect: `threshold`, or the model's default.
+    public var effectiveThreshold: Double { threshold ?? backend.model?.defaultThreshold ?? 0 }
+
+    /// These options with the DNN model file found (see `ModelStore`) and its sha256; unchanged
+    /// for the cascades, or when the model was already resolved.
+    public func resolvingModel(store: ModelStore = ModelStore()) throws -> FaceDetectorOptions {
+        guard let known = backend.model, model == nil else { return self }
+        var resolved = self
+        resolved.model = try store.resolve(known, override: modelPath)
+        return resolved
     }
 
     /// Full path of the cascade file, or nil when the backend has none.
@@ -61,8 +86,21 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     }
 }
 
+/// A face detector working on whole frames. Not thread-safe: one instance per worker.
+protocol FaceDetecting: AnyObject {
+    func detect(_ frame: VideoFrame) throws -> [FaceObservation]
+}
+
+/// Makes the detector the options ask for, or nil when faces are off.
+func makeFaceDetector(_ options: FaceDetectorOptions) throws -> FaceDetecting? {
+    if options.backend.model != nil {
+        return try DNNFaceDetector(options: options.resolvingModel())
+    }
+    return try options.cascadePath().map { try CascadeFaceDetector(options: options, path: $0) }
+}
+
 /// An OpenCV cascade face detector. Not thread-safe: one instance per worker.
-public final class CascadeFaceDetector {
+public final class CascadeFaceDetector: FaceDetecting {
     private let handle: OpaquePointer
     private let options: FaceDetectorOptions
     private var found = [slv_face](repeating: slv_face(), count: 256)
@@ -100,6 +138,63 @@ public final class CascadeFaceDetector {
         }
         return found.prefix(Int(count)).map {
             FaceObservation(box: Box(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)), score: Double($0.neighbors))
+        }
+    }
+
+    func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
+        try detect(in: frame.luma, rotation: frame.rotation)
+    }
+}
+
+/// An ONNX face detector (YuNet or UltraFace) run by OpenCV's DNN module. It gets a small
+/// detection image made from the frame's planes, in colour when the frame has chroma planes.
+/// Not thread-safe: one instance per worker.
+public final class DNNFaceDetector: FaceDetecting {
+    private let handle: OpaquePointer
+    private let options: FaceDetectorOptions
+    private var found = [slv_dnn_face](repeating: slv_dnn_face(), count: 256)
+
+    /// `options.model` must be resolved (`resolvingModel()`).
+    public init(options: FaceDetectorOptions) throws {
+        guard let known = options.backend.model, let file = options.model else {
+            throw SightlineError.internal("DNNFaceDetector needs a DNN backend with a resolved model file")
+        }
+        var error = [CChar](repeating: 0, count: 1024)
+        guard let handle = slv_dnn_create(file.path, known.kind, Int32(known.inputWidth ?? 0), Int32(known.inputHeight ?? 0),
+                                          &error, error.count) else {
+            throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: "\(file.path): \(error.cString)")
+        }
+        self.handle = handle
+        self.options = options
+    }
+
+    deinit { slv_dnn_destroy(handle) }
+
+    public func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
+        var image = frame.yuv
+        var o = slv_dnn_options()
+        o.detect_width = Int32(options.detectWidth)
+        o.rotation = Int32(frame.rotation.degrees)
+        o.threshold = Float(options.effectiveThreshold)
+        o.nms_iou = Float(options.nmsIoU)
+        o.min_face = Int32(options.minFace)
+        o.use_color = options.color ? 1 : 0
+        var error = [CChar](repeating: 0, count: 512)
+        let count = slv_dnn_detect(handle, &image, &o, &found, Int32(found.count), &error, error.count)
+        guard count >= 0 else {
+            throw SightlineError.internal("face detection failed: " + error.cString)
+        }
+        return found.prefix(Int(count)).map { f in
+            var landmarks: FaceLandmarks?
+            if f.landmark_count == 5 {
+                let p = withUnsafeBytes(of: f.landmarks) { Array($0.bindMemory(to: Float.self)) }.map { Double($0) }
+                // The model's order: the eye, then the mouth corner, on the image's left first.
+                landmarks = FaceLandmarks(leftEye: Point(x: p[0], y: p[1]), rightEye: Point(x: p[2], y: p[3]),
+                                          nose: Point(x: p[4], y: p[5]),
+                                          mouthLeft: Point(x: p[6], y: p[7]), mouthRight: Point(x: p[8], y: p[9]))
+            }
+            return FaceObservation(box: Box(x: Double(f.x), y: Double(f.y), w: Double(f.w), h: Double(f.h)),
+                                   score: Double(f.score), landmarks: landmarks)
         }
     }
 }

@@ -3,14 +3,14 @@
 ///
 /// `@unchecked Sendable`: it is created on one thread and then used by exactly one worker.
 public final class FrameAnalyzer: @unchecked Sendable {
-    private let faceDetector: CascadeFaceDetector?
+    private let faceDetector: FaceDetecting?
     private let attributeReader: FaceAttributeReader?
     private let codeReader: CodeReader?
     /// Errors met on the frames this analyzer saw, by message.
     public private(set) var errors: [String] = []
 
     public init(faces: FaceDetectorOptions, codes: CodeReaderOptions) throws {
-        faceDetector = try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) }
+        faceDetector = try makeFaceDetector(faces)
         attributeReader = faceDetector != nil && faces.attributes ? try FaceAttributeReader() : nil
         codeReader = try makeCodeReader(codes)
     }
@@ -28,7 +28,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
         }
         if let faceDetector {
             do {
-                faces = try faceDetector.detect(in: luma, rotation: frame.rotation)
+                faces = try faceDetector.detect(frame)
                 if let attributeReader {
                     for i in faces.indices {
                         faces[i].attributes = try attributeReader.read(face: faces[i].box, in: luma, rotation: frame.rotation)

@@ -13,21 +13,45 @@ public enum ObservationSource: String, Sendable {
 /// A face found in one frame.
 public struct FaceObservation: Hashable, Sendable {
     public var box: Box
-    /// Detector-specific ranking score: for cascades, the number of merged raw detections.
+    /// Detector-specific ranking score: for cascades, the number of merged raw detections; for
+    /// the DNN backends, the model's confidence 0..1.
     public var score: Double
+    /// Five facial points, from detectors that give them (YuNet).
+    public var landmarks: FaceLandmarks?
     /// Track id once a tracker (or a ground-truth file) assigned one.
     public var track: Int?
     public var source: ObservationSource
     /// Eyes, mouth, smile… when face attributes are on.
     public var attributes: FaceAttributes?
 
-    public init(box: Box, score: Double, track: Int? = nil, source: ObservationSource = .detected,
-                attributes: FaceAttributes? = nil) {
+    public init(box: Box, score: Double, landmarks: FaceLandmarks? = nil, track: Int? = nil,
+                source: ObservationSource = .detected, attributes: FaceAttributes? = nil) {
         self.box = box
         self.score = score
+        self.landmarks = landmarks
         self.track = track
         self.source = source
         self.attributes = attributes
+    }
+}
+
+/// Five facial points in pixels of the displayed frame. Left and right are the image's: for an
+/// upright face, `leftEye` is the eye nearer the frame's left edge, which is the person's right
+/// eye when they face the camera (and likewise for the mouth corners).
+public struct FaceLandmarks: Hashable, Sendable {
+    public var leftEye: Point
+    public var rightEye: Point
+    /// The tip of the nose.
+    public var nose: Point
+    public var mouthLeft: Point
+    public var mouthRight: Point
+
+    public init(leftEye: Point, rightEye: Point, nose: Point, mouthLeft: Point, mouthRight: Point) {
+        self.leftEye = leftEye
+        self.rightEye = rightEye
+        self.nose = nose
+        self.mouthLeft = mouthLeft
+        self.mouthRight = mouthRight
     }
 }
 

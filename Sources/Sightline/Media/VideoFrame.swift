@@ -74,4 +74,52 @@ public final class VideoFrame: @unchecked Sendable {
         let f = (gray ?? decoded)!.pointee
         return GrayImage(image: slv_gray_image(data: f.data.0, width: f.width, height: f.height, stride: f.linesize.0))
     }
+
+    /// The picture as YUV planes, without copying: the luma plane and, for 8-bit planar and
+    /// semi-planar (NV12/NV21/NV16) YUV, the chroma planes; other formats give luma only. The DNN
+    /// face detectors build their small colour image from these.
+    var yuv: slv_yuv_image {
+        var out = slv_yuv_image()
+        out.luma = luma.image
+        guard gray == nil, let f = decoded?.pointee, let desc = av_pix_fmt_desc_get(AVPixelFormat(f.format)) else { return out }
+        let format = f.format
+        if Self.planarYUV.contains(format) {
+            out.cb = UnsafePointer(f.data.1)
+            out.cr = UnsafePointer(f.data.2)
+            out.chroma_step = 1
+        } else if format == AV_PIX_FMT_NV12.rawValue || format == AV_PIX_FMT_NV16.rawValue {
+            out.cb = UnsafePointer(f.data.1)
+            out.cr = f.data.1.map { UnsafePointer($0 + 1) }
+            out.chroma_step = 2
+        } else if format == AV_PIX_FMT_NV21.rawValue {
+            out.cr = UnsafePointer(f.data.1)
+            out.cb = f.data.1.map { UnsafePointer($0 + 1) }
+            out.chroma_step = 2
+        } else {
+            return out
+        }
+        guard out.cb != nil, out.cr != nil else { return slv_yuv_image(luma: out.luma, cb: nil, cr: nil, chroma_width: 0, chroma_height: 0,
+                                                                        chroma_stride: 0, chroma_step: 0, matrix: 0, full_range: 0) }
+        let shiftW = Int32(desc.pointee.log2_chroma_w), shiftH = Int32(desc.pointee.log2_chroma_h)
+        out.chroma_width = (f.width + (1 << shiftW) - 1) >> shiftW
+        out.chroma_height = (f.height + (1 << shiftH) - 1) >> shiftH
+        out.chroma_stride = f.linesize.1
+        // Unspecified matrix: BT.709 for HD sizes, BT.601 for SD, as players guess.
+        switch f.colorspace {
+        case AVCOL_SPC_BT709: out.matrix = 709
+        case AVCOL_SPC_UNSPECIFIED: out.matrix = f.height > 576 ? 709 : 601
+        default: out.matrix = 601
+        }
+        out.full_range = (f.color_range == AVCOL_RANGE_JPEG || Self.jpegRange.contains(format)) ? 1 : 0
+        return out
+    }
+
+    private static let planarYUV: Set<Int32> = Set([
+        AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P,
+        AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV440P, AV_PIX_FMT_YUVJ440P,
+        AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_YUVA420P,
+    ].map { $0.rawValue })
+    private static let jpegRange: Set<Int32> = Set([
+        AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P,
+    ].map { $0.rawValue })
 }

@@ -24,6 +24,7 @@ extension FaceObservation {
         if let track { members.append(("track", .int(Int64(track)))) }
         members += [("box", box.json), ("score", .fixed(score, digits: Precision.score))]
         if source != .detected { members.append(("source", .string(source.rawValue))) }
+        if let landmarks { members.append(("landmarks", landmarks.json)) }
         if let a = attributes {
             if let p = a.leftEye { members.append(("left_eye", p.json)) }
             if let p = a.rightEye { members.append(("right_eye", p.json)) }
@@ -34,6 +35,13 @@ extension FaceObservation {
             if let r = a.roll { members.append(("roll", .fixed(r, digits: 1))) }
         }
         return .object(members)
+    }
+}
+
+extension FaceLandmarks {
+    var json: JSON {
+        .object([("left_eye", leftEye.json), ("right_eye", rightEye.json), ("nose", nose.json),
+                 ("mouth_left", mouthLeft.json), ("mouth_right", mouthRight.json)])
     }
 }
 
@@ -57,14 +65,27 @@ extension StreamRecord {
         let s = stream
         var analyzers: [(String, JSON)] = []
         var faceMembers: [(String, JSON)] = [("backend", .string(faces.backend.rawValue))]
-        if faces.backend != .off {
+        if let known = faces.backend.model {
+            faceMembers += [("model", .string(faces.model?.path ?? faces.modelPath ?? known.file)),
+                            ("sha256", faces.model.map { .string($0.sha256) } ?? .null),
+                            ("verified", .bool(faces.model?.verified ?? false)),
+                            ("threshold", .fixed(faces.effectiveThreshold, digits: Precision.score)),
+                            ("nms_iou", .fixed(faces.nmsIoU, digits: 2)),
+                            ("min_face", .int(Int64(faces.minFace)))]
+            if let w = known.inputWidth, let h = known.inputHeight {
+                faceMembers.append(("input_size", .array([.int(Int64(w)), .int(Int64(h))])))
+            } else {
+                faceMembers.append(("detect_width", .int(Int64(faces.detectWidth))))
+            }
+            faceMembers.append(("color", .bool(faces.color)))
+        } else if faces.backend != .off {
             faceMembers += [("cascade", .string(faces.backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),
                             ("min_face", .int(Int64(faces.minFace))),
                             ("detect_width", .int(Int64(faces.detectWidth))),
                             ("scale_factor", .fixed(faces.scaleFactor, digits: 2)),
-                            ("min_neighbors", .int(Int64(faces.minNeighbors))),
-                            ("attributes", .bool(faces.attributes))]
+                            ("min_neighbors", .int(Int64(faces.minNeighbors)))]
         }
+        if faces.backend != .off { faceMembers.append(("attributes", .bool(faces.attributes))) }
         analyzers.append(("faces", .object(faceMembers)))
         var codeMembers: [(String, JSON)] = [("backend", .string(codes.backend.rawValue))]
         if codes.backend != .off {

@@ -179,6 +179,15 @@ private func attributes(_ f: [String: Any]) -> FaceAttributes? {
     return a == FaceAttributes() ? nil : a
 }
 
+private func landmarks(_ l: [String: Any]) throws -> FaceLandmarks {
+    func point(_ key: String) throws -> Point {
+        guard let p = l[key] as? [NSNumber], p.count == 2 else { throw RecordShapeError("landmarks need \(key) as [x, y]") }
+        return Point(x: p[0].doubleValue, y: p[1].doubleValue)
+    }
+    return FaceLandmarks(leftEye: try point("left_eye"), rightEye: try point("right_eye"), nose: try point("nose"),
+                         mouthLeft: try point("mouth_left"), mouthRight: try point("mouth_right"))
+}
+
 extension TrackRecord {
     init(json o: [String: Any]) throws {
         func int(_ key: String) throws -> Int {
@@ -204,7 +213,8 @@ extension FrameRecord {
     init(json o: [String: Any]) throws {
         guard let index = integer(o["index"]), index >= 0 else { throw RecordShapeError("frame record without a non-negative integer index") }
         let faces = try objects(o, "faces").map { f in
-            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1, track: try track(f, "face"),
+            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1,
+                            landmarks: try (f["landmarks"] as? [String: Any]).map(landmarks), track: try track(f, "face"),
                             source: try source(f), attributes: attributes(f))
         }
         let codes = try objects(o, "codes").map { c -> CodeObservation in

@@ -37,6 +37,8 @@ public final class AnalysisPipeline: @unchecked Sendable {
         let workers = max(1, threads)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
+        // A DNN model file is looked up and hashed once, not per worker.
+        let faces = try faces.resolvingModel()
         analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes) }
         inFlight = workers * 2 + 2
     }

@@ -28,6 +28,19 @@ public struct FaceAttributes: Hashable, Sendable {
     }
 }
 
+extension FaceAttributes {
+    /// Eye and mouth positions (and the roll) taken from a detector's landmarks; what only the
+    /// cascades measure (smile, closed eyes) is kept.
+    func placed(by landmarks: FaceLandmarks) -> FaceAttributes {
+        var a = self
+        a.leftEye = landmarks.leftEye
+        a.rightEye = landmarks.rightEye
+        a.mouth = Point(x: (landmarks.mouthLeft.x + landmarks.mouthRight.x) / 2, y: (landmarks.mouthLeft.y + landmarks.mouthRight.y) / 2)
+        a.roll = atan2(landmarks.rightEye.y - landmarks.leftEye.y, landmarks.rightEye.x - landmarks.leftEye.x) * 180 / .pi
+        return a
+    }
+}
+
 /// Eye and smile cascades (opencv-data) searched inside face boxes. One instance per thread.
 public final class FaceAttributeReader {
     private let eyes: OpaquePointer

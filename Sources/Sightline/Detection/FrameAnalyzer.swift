@@ -31,7 +31,10 @@ public final class FrameAnalyzer: @unchecked Sendable {
                 faces = try faceDetector.detect(frame)
                 if let attributeReader {
                     for i in faces.indices {
-                        faces[i].attributes = try attributeReader.read(face: faces[i].box, in: luma, rotation: frame.rotation)
+                        var attributes = try attributeReader.read(face: faces[i].box, in: luma, rotation: frame.rotation)
+                        // A detector's own landmarks (YuNet) place eyes and mouth better than cascades.
+                        if let landmarks = faces[i].landmarks { attributes = (attributes ?? FaceAttributes()).placed(by: landmarks) }
+                        faces[i].attributes = attributes
                     }
                 }
                 faceStatus = .ok

@@ -76,14 +76,18 @@ final class FaceAttributeTests: XCTestCase {
 
     func testSampleFacesSmileWithOpenEyes() throws {
         // The sample's faces are the astronaut photo (smiling, eyes open), upright: roll near 0.
-        let run = try XCTUnwrap(SampleTruthTests.defaultRun)
+        let run = try sightline("analyze", Fixtures.sample, "-q", "--face-attributes", "on", "--codes", "off", "--duration", "2")
+        XCTAssertEqual(run.status, 0, run.stderr)
         let frames = try jsonLines(run.stdout).filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0) }
         let attributes = frames.flatMap { $0.faces.compactMap(\.attributes) }
-        XCTAssertEqual(attributes.count, 600)
+        XCTAssertEqual(attributes.count, 120)
         let bothEyes = attributes.filter { $0.leftEye != nil && $0.rightEye != nil }
-        XCTAssertGreaterThan(Double(bothEyes.count) / 600, 0.9)
+        XCTAssertGreaterThan(Double(bothEyes.count) / 120, 0.9)
         XCTAssertTrue(bothEyes.allSatisfy { abs($0.roll ?? 99) < 10 })
-        XCTAssertGreaterThan(Double(attributes.filter { $0.smile == true }.count) / 600, 0.9)
+        XCTAssertGreaterThan(Double(attributes.filter { $0.smile == true }.count) / 120, 0.9)
+        // Off by default: the default run's faces carry none.
+        let defaultFrames = try jsonLines(try XCTUnwrap(SampleTruthTests.defaultRun).stdout).filter { $0["type"] as? String == "frame" }
+        XCTAssertFalse(defaultFrames.contains { ($0["faces"] as? [[String: Any]] ?? []).contains { $0["left_eye"] != nil } })
         for face in frames.flatMap(\.faces) {
             if let l = face.attributes?.leftEye, let r = face.attributes?.rightEye {
                 XCTAssertTrue(face.box.contains(l) && face.box.contains(r))

@@ -30,8 +30,8 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var scaleFactor = 1.1
     /// Raw detections that must agree before a face is reported.
     public var minNeighbors = 3
-    /// Search each face for eyes and a smile (FaceAttributes).
-    public var attributes = true
+    /// Search each face for eyes and a smile (FaceAttributes); off by default for its cost.
+    public var attributes = false
     /// DNN backends: smallest score reported (nil: the model's default, see `KnownModel`).
     public var threshold: Double?
     /// DNN backends: overlap (IoU) above which the weaker of two faces is dropped.

@@ -23,6 +23,26 @@ enum KindOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
+/// The options `audit` and `diff` share: how observations and frames are paired, what is
+/// compared, and how the result is printed.
+struct ComparisonOptions: ParsableArguments {
+    @Option(help: "Minimum intersection over union for two boxes to count as the same object.")
+    var iou: Double = 0.5
+
+    @Option(help: "Output format: table or json.")
+    var format: ReportFormat = .table
+
+    @Option(name: .customLong("match"), help: "Pair frames by index, or by time (nearest within half a frame interval).")
+    var match: MatchOption = .index
+
+    @Option(help: "Kinds of object to compare: faces, codes or all.")
+    var kind: KindOption = .all
+
+    func validate() throws {
+        guard iou > 0 && iou <= 1 else { throw ValidationError("--iou must be in (0, 1], not \(iou).") }
+    }
+}
+
 /// Reads a record file for `audit` or `diff`; a bad file is one stderr line and exit 65 (66 when it
 /// cannot be read at all).
 func readRecords(_ path: String, truth: Bool) throws -> RecordFile {
@@ -71,20 +91,11 @@ struct Audit: ParsableCommand {
     @Argument(help: "Ground truth (Sightline JSON Lines or MOTChallenge text).")
     var truth: String
 
-    @Option(help: "Minimum intersection over union for a prediction to count as a truth object.")
-    var iou: Double = 0.5
-
-    @Option(help: "Output format: table or json.")
-    var format: ReportFormat = .table
+    @OptionGroup var comparison: ComparisonOptions
 
     @Flag(name: .customLong("per-frame"), help: "Also list the missed, extra and wrong-payload items of every frame.")
     var perFrame = false
 
-    @Option(name: .customLong("match"), help: "Pair frames by index, or by time (nearest within half a frame interval).")
-    var match: MatchOption = .index
-
-    @Option(help: "Kinds of object to audit: faces, codes or all.")
-    var kind: KindOption = .all
 
     @Option(name: .customLong("min-recall"), help: "Exit 3 when the recall of an audited kind is below this.")
     var minRecall: Double?
@@ -102,22 +113,21 @@ struct Audit: ParsableCommand {
     var minCodeRecall: Double?
 
     func validate() throws {
-        guard iou > 0 && iou <= 1 else { throw ValidationError("--iou must be in (0, 1], not \(iou).") }
         for (name, value) in [("--min-recall", minRecall), ("--min-precision", minPrecision),
                               ("--min-face-recall", minFaceRecall), ("--min-code-recall", minCodeRecall)] {
             if let value, !(0...1).contains(value) { throw ValidationError("\(name) must be in [0, 1], not \(value).") }
         }
         if let maxIDSwitches, maxIDSwitches < 0 { throw ValidationError("--max-id-switches must be 0 or more.") }
-        if minFaceRecall != nil, !kind.kinds.contains(.faces) { throw ValidationError("--min-face-recall needs faces in --kind.") }
-        if minCodeRecall != nil, !kind.kinds.contains(.codes) { throw ValidationError("--min-code-recall needs codes in --kind.") }
+        if minFaceRecall != nil, !comparison.kind.kinds.contains(.faces) { throw ValidationError("--min-face-recall needs faces in --kind.") }
+        if minCodeRecall != nil, !comparison.kind.kinds.contains(.codes) { throw ValidationError("--min-code-recall needs codes in --kind.") }
     }
 
     func run() throws {
         let p = try readRecords(predicted, truth: false)
         let t = try readRecords(truth, truth: true)
-        let options = AuditOptions(iou: iou, matching: match.matching, kinds: kind.kinds, perFrame: perFrame)
+        let options = AuditOptions(iou: comparison.iou, matching: comparison.match.matching, kinds: comparison.kind.kinds, perFrame: perFrame)
         let report = try comparing { try Auditor(options: options).audit(predicted: p, truth: t) }
-        switch format {
+        switch comparison.format {
         case .json: print(report.json.serialized())
         case .table: print(report.table, terminator: "")
         }

@@ -21,28 +21,14 @@ struct Diff: ParsableCommand {
     @Argument(help: "The second run's records.")
     var b: String
 
-    @Option(help: "Minimum intersection over union for an observation to count as unmoved.")
-    var iou: Double = 0.5
-
-    @Option(help: "Output format: table or json.")
-    var format: ReportFormat = .table
-
-    @Option(name: .customLong("match"), help: "Pair frames by index, or by time (nearest within half a frame interval).")
-    var match: MatchOption = .index
-
-    @Option(help: "Kinds of object to compare: faces, codes or all.")
-    var kind: KindOption = .all
-
-    func validate() throws {
-        guard iou > 0 && iou <= 1 else { throw ValidationError("--iou must be in (0, 1], not \(iou).") }
-    }
+    @OptionGroup var comparison: ComparisonOptions
 
     func run() throws {
         let first = try readRecords(a, truth: false)
         let second = try readRecords(b, truth: false)
-        let differ = RunDiffer(iou: iou, matching: match.matching, kinds: kind.kinds)
+        let differ = RunDiffer(iou: comparison.iou, matching: comparison.match.matching, kinds: comparison.kind.kinds)
         let diff = try comparing { try differ.diff(first, second) }
-        switch format {
+        switch comparison.format {
         case .json: print(diff.json.serialized())
         case .table: print(diff.table, terminator: "")
         }

@@ -10,6 +10,7 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/sha.h>
 #include <libswscale/swscale.h>
+#include <libavutil/opt.h>
 
 static inline int sl_averror(int e) { return AVERROR(e); }
 static inline int sl_averror_eof(void) { return AVERROR_EOF; }
@@ -24,5 +25,13 @@ static inline int sl_stream_rotation(const AVStream *st) {
     if (degrees != degrees) return 0;                      // NaN: degenerate matrix
     long r = lround(degrees / 90.0) * 90 % 360;
     return (int)(r < 0 ? r + 360 : r);
+}
+
+/// Sets a stream's display matrix so players turn the picture `degrees` clockwise.
+static inline int sl_set_stream_rotation(AVStream *st, int degrees) {
+    uint8_t *data = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
+    if (!data) return AVERROR(ENOMEM);
+    av_display_rotation_set((int32_t *)data, (double)degrees);   // set takes clockwise degrees (get returns counter-clockwise)
+    return 0;
 }
 #endif

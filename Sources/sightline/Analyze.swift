@@ -86,6 +86,21 @@ struct Analyze: ParsableCommand {
     @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
     var maxGap: Int = 15
 
+    @Option(help: "Also write the video with the overlays drawn in, as a fragmented MP4 (H.264).")
+    var render: String?
+
+    @Option(help: "How --render draws: boxes (labelled boxes and code outlines), blur or pixelate (anonymized).")
+    var style: OverlayStyle = .boxes
+
+    @Option(help: "What blur/pixelate hide: faces, or faces,codes.")
+    var anonymize: String = "faces"
+
+    @Option(help: "x264 quality for --render (0–51, lower is better).")
+    var crf: Int = 23
+
+    @Option(help: "x264 preset for --render (ultrafast … veryslow).")
+    var preset: String = "veryfast"
+
     @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
     var decoderThreads: Int = 0
 
@@ -110,6 +125,13 @@ struct Analyze: ParsableCommand {
         if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
         if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
+        if !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51, not \(crf).") }
+        let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+        if !presets.contains(preset) { throw ValidationError("--preset must be one of \(presets.joined(separator: ", ")), not '\(preset)'.") }
+        let hidden = Set(anonymize.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        if !hidden.isSubset(of: ["faces", "codes"]) || !hidden.contains("faces") {
+            throw ValidationError("--anonymize must be faces or faces,codes, not '\(anonymize)'.")
+        }
         if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
         if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
         if faces.model == nil {
@@ -155,6 +177,11 @@ struct Analyze: ParsableCommand {
         let tracking = try TrackingStage(tracker: TrackerOptions(maxGap: maxGap), detectEvery: detectEvery,
                                          faces: faceOptions, codes: codeOptions)
         let writer = try JSONLinesWriter(path: output)
+        let renderer = try render.map { path in
+            OverlayRenderer(style: style, anonymizeCodes: anonymize.contains("codes"), writer: try MP4Writer(
+                path: path, width: source.info.codedWidth, height: source.info.codedHeight, timeBase: source.info.timeBase,
+                frameRate: source.info.frameRate, rotation: source.info.rotation, options: EncoderOptions(crf: crf, preset: preset)))
+        }
         let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
                                 totalFrames: expectedFrames(source.info))
 
@@ -177,12 +204,14 @@ struct Analyze: ParsableCommand {
         let result = try pipeline.run { analyzed, frame in
             let (record, ended) = tracking.process(analyzed, frame: frame)
             try writer.write(record.json)
+            try renderer?.render(record, on: frame)
             summary.add(record)
             for track in ended { try writer.write(track.json) }
             summary.tracks += ended.count
             progress.update(frames: record.index + 1, seconds: record.t)
         }
         progress.finish()
+        try renderer?.finish()
         let remaining = tracking.finish()
         for track in remaining { try writer.write(track.json) }
         summary.tracks += remaining.count
@@ -220,4 +249,5 @@ extension Analyze {
 enum Switch: String, ExpressibleByArgument { case on, off }
 
 extension FaceBackend: ExpressibleByArgument {}
+extension OverlayStyle: ExpressibleByArgument {}
 extension CodeBackend: ExpressibleByArgument {}

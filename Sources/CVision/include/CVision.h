@@ -130,6 +130,25 @@ int slv_zxing_read(slv_zxing *reader, slv_gray_image image, slv_code *codes, int
 /// The format bit for a name such as "QRCode", "EAN-13" (0 if unknown).
 uint32_t slv_zxing_format_from_name(const char *name);
 
+// MARK: Drawing on a writable YUV 4:2:0 picture (coded orientation)
+
+typedef struct {
+    uint8_t *y, *u, *v;
+    int y_stride, u_stride, v_stride;
+    int width, height;      ///< luma size; chroma planes are half in each direction
+} slv_yuv420;
+
+/// A rectangle outline of the given colour (Y, U, V) and luma thickness.
+void slv_draw_rect(slv_yuv420 picture, int x, int y, int w, int h, const uint8_t color[3], int thickness);
+/// A closed polygon outline; `points` holds x0,y0,x1,y1,…
+void slv_draw_polygon(slv_yuv420 picture, const int *points, int count, const uint8_t color[3], int thickness);
+/// Text with its baseline's left end at (x, y), on a filled background box, in OpenCV's Hershey font.
+void slv_draw_label(slv_yuv420 picture, const char *text, int x, int y, double scale,
+                    const uint8_t color[3], const uint8_t background[3]);
+/// Blurs (a strong Gaussian) or pixelates (blocks of `block` px) a rectangle, in all planes.
+void slv_blur_rect(slv_yuv420 picture, int x, int y, int w, int h);
+void slv_pixelate_rect(slv_yuv420 picture, int x, int y, int w, int h, int block);
+
 #ifdef __cplusplus
 }
 #endif

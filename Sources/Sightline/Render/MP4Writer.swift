@@ -1,0 +1,115 @@
+import CFFmpeg
+import Foundation
+
+/// Encoding settings of the rendered video.
+public struct EncoderOptions: Sendable, Equatable {
+    /// x264 constant rate factor (lower is better and larger).
+    public var crf = 23
+    /// x264 preset.
+    public var preset = "veryfast"
+    public init(crf: Int = 23, preset: String = "veryfast") {
+        self.crf = crf
+        self.preset = preset
+    }
+}
+
+/// Encodes frames with libavcodec (H.264 through libx264, else MPEG-4 part 2) into a fragmented
+/// MP4: each fragment is flushed as it is written, so a killed process leaves a playable file.
+/// Frames keep their timestamps (variable frame rate stays) and the display rotation is kept.
+public final class MP4Writer {
+    public let path: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private let stream: UnsafeMutablePointer<AVStream>
+    private var finished = false
+    public let encoderName: String
+
+    public init(path: String, width: Int, height: Int, timeBase: (num: Int, den: Int), frameRate: (num: Int, den: Int),
+                rotation: Int, options: EncoderOptions = EncoderOptions()) throws {
+        self.path = path
+        func fail(_ reason: String) -> SightlineError { .outputUnwritable(path: path, reason: reason) }
+        var oc: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_alloc_output_context2(&oc, nil, "mp4", path) >= 0, let oc else { throw fail("cannot set up an MP4 muxer") }
+        format = oc
+        guard let encoder = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_MPEG4),
+              let ctx = avcodec_alloc_context3(encoder) else { throw fail("no H.264 or MPEG-4 encoder in this FFmpeg") }
+        codec = ctx
+        encoderName = String(cString: encoder.pointee.name)
+        ctx.pointee.width = Int32(width)
+        ctx.pointee.height = Int32(height)
+        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        ctx.pointee.time_base = av_make_q(Int32(timeBase.num), Int32(timeBase.den))
+        if frameRate.num > 0 && frameRate.den > 0 { ctx.pointee.framerate = av_make_q(Int32(frameRate.num), Int32(frameRate.den)) }
+        // A keyframe, and so a flushed fragment, about every second: a killed run loses at most that.
+        let fps = frameRate.den > 0 ? Double(frameRate.num) / Double(frameRate.den) : 30
+        ctx.pointee.gop_size = Int32(max(1, min(600, fps.rounded())))
+        // No B-frames: the fragmented MP4 then starts at the input's first timestamp (with them the
+        // decoding delay would shift every pts) and each frame is written as soon as it is drawn.
+        ctx.pointee.max_b_frames = 0
+        if (oc.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0 {
+            ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        }
+        if encoderName == "libx264" {
+            av_opt_set(ctx.pointee.priv_data, "crf", String(options.crf), 0)
+            av_opt_set(ctx.pointee.priv_data, "preset", options.preset, 0)
+        } else {
+            ctx.pointee.bit_rate = Int64(width * height * 4)   // MPEG-4 part 2 needs a bit rate
+        }
+        var ret = avcodec_open2(ctx, encoder, nil)
+        guard ret >= 0 else { throw fail("cannot open the \(encoderName) encoder: \(VideoFileSource.message(ret))") }
+        guard let st = avformat_new_stream(oc, nil) else { throw fail("cannot add a video stream") }
+        stream = st
+        avcodec_parameters_from_context(st.pointee.codecpar, ctx)
+        st.pointee.time_base = ctx.pointee.time_base
+        if rotation != 0 { _ = sl_set_stream_rotation(st, Int32(rotation)) }
+
+        ret = avio_open(&oc.pointee.pb, path, AVIO_FLAG_WRITE)
+        guard ret >= 0 else { throw fail(VideoFileSource.message(ret)) }
+        // Fragmented MP4 flushed per fragment: what was written stays playable if the process dies.
+        oc.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
+        var dict: OpaquePointer?
+        av_dict_set(&dict, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+        ret = avformat_write_header(oc, &dict)
+        av_dict_free(&dict)
+        guard ret >= 0 else { throw fail(VideoFileSource.message(ret)) }
+        packet = av_packet_alloc()
+    }
+
+    deinit {
+        if let format, format.pointee.pb != nil { avio_closep(&format.pointee.pb) }
+        avformat_free_context(format)
+        avcodec_free_context(&codec)
+        av_packet_free(&packet)
+    }
+
+    /// Encodes one YUV 4:2:0 frame (its pts in the time base given at creation).
+    public func write(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+        frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        try send(frame)
+    }
+
+    /// Drains the encoder and closes the file.
+    public func finish() throws {
+        guard !finished, let format else { return }
+        finished = true
+        try send(nil)
+        av_write_trailer(format)
+        avio_closep(&format.pointee.pb)
+    }
+
+    private func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws {
+        guard let codec, let format, let packet else { return }
+        var ret = avcodec_send_frame(codec, frame)
+        guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "encoder: \(VideoFileSource.message(ret))") }
+        while true {
+            ret = avcodec_receive_packet(codec, packet)
+            if ret == sl_averror(EAGAIN) || ret == sl_averror_eof() { return }
+            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "encoder: \(VideoFileSource.message(ret))") }
+            av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
+            packet.pointee.stream_index = stream.pointee.index
+            ret = av_interleaved_write_frame(format, packet)
+            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: VideoFileSource.message(ret)) }
+        }
+    }
+}

@@ -170,7 +170,7 @@ struct Analyze: ParsableCommand {
         VideoFileSource.showLibraryWarnings(verbose)
         let source = try VideoFileSource(path: input, options: SourceOptions(
             streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork,
-            decoderThreads: decoderThreads))
+            decoderThreads: decoderThreads, keepAudio: render != nil))
         let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions,
                                           threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
                                           detectEvery: detectEvery)
@@ -178,9 +178,9 @@ struct Analyze: ParsableCommand {
                                          faces: faceOptions, codes: codeOptions)
         let writer = try JSONLinesWriter(path: output)
         let renderer = try render.map { path in
-            OverlayRenderer(style: style, anonymizeCodes: anonymize.contains("codes"), writer: try MP4Writer(
-                path: path, width: source.info.codedWidth, height: source.info.codedHeight, timeBase: source.info.timeBase,
-                frameRate: source.info.frameRate, rotation: source.info.rotation, options: EncoderOptions(crf: crf, preset: preset)))
+            OverlayRenderer(style: style, anonymizeCodes: anonymize.contains("codes"),
+                            writer: try MP4Writer(path: path, source: source, options: EncoderOptions(crf: crf, preset: preset)),
+                            audioFrom: source)
         }
         let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
                                 totalFrames: expectedFrames(source.info))

@@ -131,4 +131,23 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(summary["interrupted"] as? Bool, true)
         XCTAssertEqual(try ptsList(out).count, summary["frames"] as? Int)
     }
+
+    func testAudioIsCopiedUnchanged() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let input = dir.appendingPathComponent("audio.mp4").path
+        try ffmpeg("-i", Fixtures.sample, "-f", "lavfi", "-i", "sine=frequency=440:duration=10", "-c:v", "copy", "-c:a", "aac",
+                   "-shortest", "-t", "2", input)
+        let out = dir.appendingPathComponent("out.mp4").path
+        let run = try sightline("analyze", input, "-q", "--faces", "off", "--render", out, "-o", "/dev/null")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        func audioPacketHashes(_ path: String) throws -> [Substring] {
+            let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_packets",
+                                                           "-show_data_hash", "MD5", "-of", "flat", path])
+            XCTAssertEqual(probe.status, 0, probe.stderr)
+            return probe.stdoutText.split(separator: "\n").filter { $0.contains("data_hash=") }.map { $0.split(separator: "=").last! }
+        }
+        let original = try audioPacketHashes(input), copied = try audioPacketHashes(out)
+        XCTAssertGreaterThan(original.count, 50)
+        XCTAssertEqual(copied, original, "audio packets must be byte-identical")
+    }
 }

@@ -32,9 +32,12 @@ public struct SourceOptions: Sendable {
     public var allowNetwork = false
     /// Decoder threads; 0 lets libavcodec choose.
     public var decoderThreads = 0
+    /// Keep the best audio stream's packets for copying into a rendered video (whole file only).
+    public var keepAudio = false
 
     public init(streamIndex: Int? = nil, start: Double? = nil, duration: Double? = nil,
-                allowNetwork: Bool = false, decoderThreads: Int = 0) {
+                allowNetwork: Bool = false, decoderThreads: Int = 0, keepAudio: Bool = false) {
+        self.keepAudio = keepAudio
         self.streamIndex = streamIndex
         self.start = start
         self.duration = duration
@@ -72,6 +75,9 @@ public final class VideoFileSource {
     private var draining = false
     private var finished = false
     private var delivered = 0
+    /// The audio stream whose packets are kept (`keepAudio`), and the packets not taken yet.
+    let audioStream: UnsafeMutablePointer<AVStream>?
+    private let audio = AudioPackets()
 
     /// Demuxers that open further files or URLs named inside the input.
     private static let playlistFormats: Set<String> = ["hls", "applehttp", "concat", "dash", "tee", "ffmetadata"]
@@ -126,7 +132,12 @@ public final class VideoFileSource {
         let stream = fmt.pointee.streams[index]!
         let params = stream.pointee.codecpar!
         // Only the chosen stream's packets matter; the demuxer may drop the others early.
-        for i in 0..<streamCount where i != index {
+        var audioIndex = -1
+        if options.keepAudio, options.start == nil, options.duration == nil {
+            audioIndex = Int(av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, Int32(index), nil, 0))
+        }
+        audioStream = audioIndex >= 0 ? fmt.pointee.streams[audioIndex] : nil
+        for i in 0..<streamCount where i != index && i != audioIndex {
             fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
 
@@ -182,7 +193,15 @@ public final class VideoFileSource {
         }
     }
 
+    /// Audio packets read so far and not yet taken (in the audio stream's time base). The caller
+    /// owns them. Safe to call from another thread than the one reading frames.
+    func takeAudioPackets() -> [UnsafeMutablePointer<AVPacket>] { audio.takeAll() }
+
     deinit {
+        for packet in audio.takeAll() {
+            var p: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&p)
+        }
         av_frame_free(&frame)
         av_packet_free(&packet)
         avcodec_free_context(&codec)
@@ -250,6 +269,10 @@ public final class VideoFileSource {
             return
         }
         defer { av_packet_unref(packet) }
+        if let audioStream, packet.pointee.stream_index == audioStream.pointee.index {
+            if let copy = av_packet_clone(packet) { audio.append(copy) }
+            return
+        }
         guard Int(packet.pointee.stream_index) == info.streamIndex else { return }
         if (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 {
             damage.corruptFrames += 1
@@ -358,5 +381,26 @@ public final class VideoFileSource {
             av_strerror(code, buffer.baseAddress, buffer.count)
             return String(cString: buffer.baseAddress!)
         }
+    }
+}
+
+/// Audio packets handed from the reading thread to the rendering thread.
+private final class AudioPackets: @unchecked Sendable {
+    // @unchecked Sendable: `packets` is only touched under `lock`.
+    private var packets: [UnsafeMutablePointer<AVPacket>] = []
+    private let lock = NSLock()
+
+    func append(_ packet: UnsafeMutablePointer<AVPacket>) {
+        lock.lock()
+        packets.append(packet)
+        lock.unlock()
+    }
+
+    func takeAll() -> [UnsafeMutablePointer<AVPacket>] {
+        lock.lock()
+        defer { lock.unlock() }
+        let all = packets
+        packets.removeAll()
+        return all
     }
 }

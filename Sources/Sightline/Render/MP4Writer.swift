@@ -22,11 +22,24 @@ public final class MP4Writer {
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private let stream: UnsafeMutablePointer<AVStream>
+    /// The copied audio stream, and the time base its packets arrive in.
+    private var audioStream: UnsafeMutablePointer<AVStream>?
+    private var audioTimeBase = AVRational()
+    /// True when the input's audio is copied into the file.
+    public var hasAudio: Bool { audioStream != nil }
     private var finished = false
     public let encoderName: String
 
-    public init(path: String, width: Int, height: Int, timeBase: (num: Int, den: Int), frameRate: (num: Int, den: Int),
-                rotation: Int, options: EncoderOptions = EncoderOptions()) throws {
+    /// A writer for the frames of `source`, with its audio stream copied unchanged when the source
+    /// keeps one (`SourceOptions.keepAudio`) and MP4 can hold its codec.
+    public convenience init(path: String, source: VideoFileSource, options: EncoderOptions = EncoderOptions()) throws {
+        let info = source.info
+        try self.init(path: path, width: info.codedWidth, height: info.codedHeight, timeBase: info.timeBase,
+                      frameRate: info.frameRate, rotation: info.rotation, audio: source.audioStream, options: options)
+    }
+
+    init(path: String, width: Int, height: Int, timeBase: (num: Int, den: Int), frameRate: (num: Int, den: Int),
+         rotation: Int, audio: UnsafeMutablePointer<AVStream>? = nil, options: EncoderOptions = EncoderOptions()) throws {
         self.path = path
         func fail(_ reason: String) -> SightlineError { .outputUnwritable(path: path, reason: reason) }
         var oc: UnsafeMutablePointer<AVFormatContext>?
@@ -63,6 +76,13 @@ public final class MP4Writer {
         avcodec_parameters_from_context(st.pointee.codecpar, ctx)
         st.pointee.time_base = ctx.pointee.time_base
         if rotation != 0 { _ = sl_set_stream_rotation(st, Int32(rotation)) }
+        if let audio, avformat_query_codec(oc.pointee.oformat, audio.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1,
+           let a = avformat_new_stream(oc, nil), avcodec_parameters_copy(a.pointee.codecpar, audio.pointee.codecpar) >= 0 {
+            a.pointee.codecpar.pointee.codec_tag = 0
+            a.pointee.time_base = audio.pointee.time_base
+            audioStream = a
+            audioTimeBase = audio.pointee.time_base
+        }
 
         ret = avio_open(&oc.pointee.pb, path, AVIO_FLAG_WRITE)
         guard ret >= 0 else { throw fail(VideoFileSource.message(ret)) }
@@ -87,6 +107,20 @@ public final class MP4Writer {
     public func write(_ frame: UnsafeMutablePointer<AVFrame>) throws {
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
         try send(frame)
+    }
+
+    /// Copies audio packets unchanged (the muxer interleaves them with the video); frees them.
+    func writeAudio(_ packets: [UnsafeMutablePointer<AVPacket>]) throws {
+        for packet in packets {
+            var owned: UnsafeMutablePointer<AVPacket>? = packet
+            defer { av_packet_free(&owned) }
+            guard let audioStream, let format, !finished else { continue }
+            av_packet_rescale_ts(packet, audioTimeBase, audioStream.pointee.time_base)
+            packet.pointee.stream_index = audioStream.pointee.index
+            packet.pointee.pos = -1
+            let ret = av_interleaved_write_frame(format, packet)
+            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: VideoFileSource.message(ret)) }
+        }
     }
 
     /// Drains the encoder and closes the file.

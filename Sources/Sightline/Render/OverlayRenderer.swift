@@ -25,12 +25,15 @@ public final class OverlayRenderer {
     private let style: OverlayStyle
     private let anonymizeCodes: Bool
     private let writer: MP4Writer
+    /// Where audio packets to copy come from (nil: no audio).
+    private let audioSource: VideoFileSource?
     private var scaler: OpaquePointer?
 
-    public init(style: OverlayStyle, anonymizeCodes: Bool = false, writer: MP4Writer) {
+    public init(style: OverlayStyle, anonymizeCodes: Bool = false, writer: MP4Writer, audioFrom source: VideoFileSource? = nil) {
         self.style = style
         self.anonymizeCodes = anonymizeCodes
         self.writer = writer
+        audioSource = writer.hasAudio ? source : nil
     }
 
     deinit { sws_freeContext(scaler) }
@@ -76,10 +79,14 @@ public final class OverlayRenderer {
             let text = (code.track.map { "\($0) " } ?? "") + Self.shorten(code.text)
             slv_draw_label(yuv, text, r.x, r.y + r.h + Int32(22 * textScale), textScale, Self.labelText, Self.labelBackground)
         }
+        if let audioSource { try writer.writeAudio(audioSource.takeAudioPackets()) }
         try writer.write(picture!)
     }
 
-    public func finish() throws { try writer.finish() }
+    public func finish() throws {
+        if let audioSource { try writer.writeAudio(audioSource.takeAudioPackets()) }
+        try writer.finish()
+    }
 
     /// Payloads on one line of at most 32 characters.
     static func shorten(_ text: String) -> String {

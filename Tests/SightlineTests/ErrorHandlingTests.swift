@@ -99,15 +99,8 @@ final class ErrorHandlingTests: XCTestCase {
     }
 
     func testInterruptFinishesTheRecordsAndSaysSo() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.binary)
-        process.arguments = ["analyze", Fixtures.sample, "-q", "--threads", "1", "-o", path("int.jsonl")]
-        try process.run()
-        // Wait until frames are being written, then interrupt.
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, ((try? Data(contentsOf: URL(fileURLWithPath: path("int.jsonl"))))?.count ?? 0) < 2000 {
-            usleep(20_000)
-        }
+        let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "-o", path("int.jsonl")])
+        waitForLines(5, in: path("int.jsonl"), of: process, timeout: 60)   // frames are being written
         process.interrupt()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130)

@@ -94,16 +94,8 @@ final class RenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("killed.mp4").path
         let records = dir.appendingPathComponent("killed.jsonl").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.binary)
-        process.arguments = ["analyze", Fixtures.sample, "-q", "--threads", "1", "--render", out, "-o", records]
-        try process.run()
-        // Kill once about half the frames are through (one record line per frame).
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, process.isRunning,
-              ((try? String(contentsOfFile: records, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 150 {
-            usleep(20_000)
-        }
+        let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "--render", out, "-o", records])
+        waitForLines(150, in: records, of: process)   // about half the frames through: kill
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let decode = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
@@ -116,14 +108,8 @@ final class RenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("int.mp4").path
         let records = dir.appendingPathComponent("int.jsonl").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.binary)
-        process.arguments = ["analyze", Fixtures.sample, "-q", "--threads", "1", "--render", out, "-o", records]
-        try process.run()
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, ((try? String(contentsOfFile: records, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 60 {
-            usleep(20_000)
-        }
+        let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "--render", out, "-o", records])
+        waitForLines(60, in: records, of: process)
         process.interrupt()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130)

@@ -78,6 +78,24 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil,
     return ProcessResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// Starts `sightline` in the background (for signal tests).
+func startSightline(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Fixtures.binary)
+    process.arguments = arguments
+    try process.run()
+    return process
+}
+
+/// Waits until `path` has `count` lines (one record per line), the process ends, or time runs out.
+func waitForLines(_ count: Int, in path: String, of process: Process, timeout: TimeInterval = 120) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline, process.isRunning,
+          ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) < count {
+        usleep(20_000)
+    }
+}
+
 func sightline(_ arguments: String...) throws -> ProcessResult {
     try runProcess(Fixtures.binary, arguments)
 }

@@ -313,35 +313,7 @@ public final class VideoFileSource {
 
     /// A GRAY8 copy for pixel formats without an 8-bit luma plane (RGB, 10-bit, packed YUV…).
     private func convertToGray(_ src: UnsafeMutablePointer<AVFrame>) throws -> UnsafeMutablePointer<AVFrame> {
-        let w = src.pointee.width, h = src.pointee.height
-        grayScaler = sws_getCachedContext(grayScaler, w, h, AVPixelFormat(src.pointee.format), w, h,
-                                          AV_PIX_FMT_GRAY8, SWS_BILINEAR, nil, nil, nil)
-        guard let grayScaler, let out = av_frame_alloc() else {
-            throw SightlineError.internal("cannot convert pixel format \(src.pointee.format) to gray")
-        }
-        out.pointee.width = w
-        out.pointee.height = h
-        out.pointee.format = AV_PIX_FMT_GRAY8.rawValue
-        guard av_frame_get_buffer(out, 0) >= 0 else {
-            var out: UnsafeMutablePointer<AVFrame>? = out
-            av_frame_free(&out)
-            throw SightlineError.internal("out of memory converting a frame to gray")
-        }
-        withUnsafePointer(to: &src.pointee.data) { srcData in
-            withUnsafePointer(to: &src.pointee.linesize) { srcLines in
-                withUnsafePointer(to: &out.pointee.data) { dstData in
-                    withUnsafePointer(to: &out.pointee.linesize) { dstLines in
-                        _ = sws_scale(grayScaler,
-                                      UnsafeRawPointer(srcData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                      UnsafeRawPointer(srcLines).assumingMemoryBound(to: Int32.self),
-                                      0, h,
-                                      UnsafeRawPointer(dstData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                      UnsafeRawPointer(dstLines).assumingMemoryBound(to: Int32.self))
-                    }
-                }
-            }
-        }
-        return out
+        try convertedFrame(src, to: AV_PIX_FMT_GRAY8, scaler: &grayScaler)
     }
 
     /// FFmpeg logs to standard error by itself; Sightline reports errors in one line of its own,

@@ -69,47 +69,13 @@ public final class VideoFrame: @unchecked Sendable {
         av_frame_free(&gray)
     }
 
-    /// The presentation timestamp and size of the coded picture, as the decoder gave them.
-    var codedSize: (width: Int, height: Int) { (Int(decoded!.pointee.width), Int(decoded!.pointee.height)) }
-
     /// A writable YUV 4:2:0 copy of the coded picture to draw on (the decoder's frame is shared
     /// and never changed). The caller owns the result (`av_frame_free`).
     func drawableCopy(scaler: inout OpaquePointer?) throws -> UnsafeMutablePointer<AVFrame> {
-        guard let src = decoded, let out = av_frame_alloc() else { throw SightlineError.internal("out of memory copying a frame") }
-        out.pointee.width = src.pointee.width
-        out.pointee.height = src.pointee.height
-        out.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        guard let decoded else { throw SightlineError.internal("frame without a picture") }
+        let out = try convertedFrame(decoded, to: AV_PIX_FMT_YUV420P, scaler: &scaler)
         out.pointee.pts = pts
-        out.pointee.color_range = src.pointee.color_range
-        var keep: UnsafeMutablePointer<AVFrame>? = out
-        guard av_frame_get_buffer(out, 0) >= 0 else {
-            av_frame_free(&keep)
-            throw SightlineError.internal("out of memory copying a frame")
-        }
-        let format = src.pointee.format
-        if format == AV_PIX_FMT_YUV420P.rawValue || format == AV_PIX_FMT_YUVJ420P.rawValue {
-            av_frame_copy(out, src)
-        } else {
-            let w = src.pointee.width, h = src.pointee.height
-            scaler = sws_getCachedContext(scaler, w, h, AVPixelFormat(format), w, h, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
-            guard let scaler else {
-                av_frame_free(&keep)
-                throw SightlineError.internal("cannot convert pixel format \(format) for drawing")
-            }
-            withUnsafePointer(to: &src.pointee.data) { srcData in
-                withUnsafePointer(to: &src.pointee.linesize) { srcLines in
-                    withUnsafePointer(to: &out.pointee.data) { dstData in
-                        withUnsafePointer(to: &out.pointee.linesize) { dstLines in
-                            _ = sws_scale(scaler,
-                                          UnsafeRawPointer(srcData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                          UnsafeRawPointer(srcLines).assumingMemoryBound(to: Int32.self), 0, h,
-                                          UnsafeRawPointer(dstData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                          UnsafeRawPointer(dstLines).assumingMemoryBound(to: Int32.self))
-                        }
-                    }
-                }
-            }
-        }
+        out.pointee.color_range = decoded.pointee.color_range
         return out
     }
 

@@ -197,5 +197,6 @@ public final class Tracker {
     }
 
     /// Codes are the same object only if symbology and payload bytes agree.
-    static func key(_ code: CodeObservation) -> [UInt8] { Array(code.symbology.rawValue.utf8) + [0] + code.bytes }
+    static func key(_ code: CodeObservation) -> [UInt8] { key(code.symbology, code.bytes) }
+    static func key(_ symbology: Symbology, _ bytes: [UInt8]) -> [UInt8] { Array(symbology.rawValue.utf8) + [0] + bytes }
 }

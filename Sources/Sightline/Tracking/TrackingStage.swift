@@ -82,7 +82,7 @@ public final class TrackingStage {
             case .code where searchCodes:
                 guard let symbology = prediction.record.symbology, let text = prediction.record.text,
                       let bytes = prediction.record.bytes else { continue }
-                let key = Tracker.key(CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: []))
+                let key = Tracker.key(symbology, bytes)
                 do {
                     let codes = try codesIn(region, luma: luma, rotation: rotation)
                     let same = codes.filter { Tracker.key($0) == key }

@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
         .systemLibrary(name: "CZBar", path: "Sources/CZBar", pkgConfig: "zbar"),
         .systemLibrary(name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c"),
+        .systemLibrary(name: "CV4L2", path: "Sources/CV4L2", pkgConfig: "libv4l2"),
         // OpenCV and zxing-cpp behind a small extern "C" API (Swift imports OpenCV's C++ only partly).
         .target(
             name: "CVision",
@@ -33,7 +34,7 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
-        .target(name: "Sightline", dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CVision"]),
+        .target(name: "Sightline", dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CVision"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]

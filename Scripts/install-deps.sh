@@ -13,6 +13,7 @@ packages=(
   libcurl4                                                      # model downloads (Foundation's URLSession)
   libzbar-dev libzxing-dev                                      # code readers
   libjson-c-dev                                                 # JSON Lines
+  libv4l-dev                                                    # cameras (libv4l2)
   python3 python3-jsonschema                                    # schema validation in the tests
 )
 if [ "${1:-}" = "--samples" ]; then

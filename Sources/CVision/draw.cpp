@@ -98,3 +98,18 @@ extern "C" void slv_pixelate_rect(slv_yuv420 p, int x, int y, int w, int h, int 
         pixelate(planes.v(hr), std::max(1, block / 2));
     } catch (...) {}
 }
+
+extern "C" void slv_copy_yuv420(slv_yuv420 src, slv_yuv420 dst, int mirror) {
+    try {
+        Planes from(src), to(dst);
+        if (mirror) {
+            cv::flip(from.y, to.y, 1);
+            cv::flip(from.u, to.u, 1);
+            cv::flip(from.v, to.v, 1);
+        } else {
+            from.y.copyTo(to.y);
+            from.u.copyTo(to.u);
+            from.v.copyTo(to.v);
+        }
+    } catch (...) {}
+}

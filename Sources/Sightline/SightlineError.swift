@@ -21,6 +21,12 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     case fetchFailed(name: String, source: String, reason: String)
     /// `models fetch`: the file read is not the known model (size or sha256 differ). Nothing was installed.
     case checksumMismatch(name: String, source: String, reason: String)
+    /// A camera refused access (device permissions).
+    case permissionDenied(path: String, reason: String)
+    /// A camera is in use by another program.
+    case deviceBusy(path: String, reason: String)
+    /// A camera cannot do what was asked (size, format, frame rate, streaming I/O).
+    case deviceUnsupported(path: String, reason: String)
     /// A bug or an unexpected library failure.
     case `internal`(String)
 
@@ -35,6 +41,9 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .inputDamaged(path, reason): return "\(path): input damaged: \(reason)"
         case let .fetchFailed(name, source, reason): return "\(name): fetch from \(source) failed: \(reason); nothing was installed"
         case let .checksumMismatch(name, source, reason): return "\(name): file from \(source) rejected: \(reason); nothing was installed"
+        case let .permissionDenied(path, reason): return "\(path): permission denied: \(reason)"
+        case let .deviceBusy(path, reason): return "\(path): camera busy: \(reason)"
+        case let .deviceUnsupported(path, reason): return "\(path): not supported by the camera: \(reason)"
         case let .internal(message): return "internal error: \(message)"
         }
     }
@@ -47,10 +56,11 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case .notMedia, .checksumMismatch: return 65
         case .inputUnreadable: return 66
         case .noVideoStream: return 67
-        case .detectorUnavailable: return 69
+        case .detectorUnavailable, .deviceUnsupported: return 69
         case .outputUnwritable: return 73
         case .writeFailed: return 74
-        case .fetchFailed: return 75
+        case .fetchFailed, .deviceBusy: return 75
+        case .permissionDenied: return 77
         }
     }
 }

@@ -79,12 +79,8 @@ struct Analyze: ParsableCommand {
 
         // SIGINT/SIGTERM: stop reading, finish the frames in flight, write the summary.
         signal(SIGPIPE, SIG_IGN)
-        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { pipeline.stop() }
-            source.resume()
-            return source
+        let signals = [SIGINT, SIGTERM].map { number in
+            onSignal(number) { pipeline.stop() }
         }
         defer { signals.forEach { $0.cancel() } }
 

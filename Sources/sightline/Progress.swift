@@ -13,7 +13,8 @@ final class Progress {
         self.totalFrames = totalFrames
     }
 
-    func update(frames: Int, seconds: Double) {
+    /// `note`: more counts for the line (a live run's dropped frames, for instance).
+    func update(frames: Int, seconds: Double, note: String = "") {
         guard enabled else { return }
         let now = ContinuousClock.now
         guard now - lastDraw >= .milliseconds(250) else { return }
@@ -28,6 +29,7 @@ final class Progress {
         if let totalFrames, fps > 0, totalFrames > frames {
             line += String(format: "  %.0fs left", Double(totalFrames - frames) / fps)
         }
+        if !note.isEmpty { line += "  " + note }
         FileHandle.standardError.write(Data((line + "   ").utf8))
         drewSomething = true
     }

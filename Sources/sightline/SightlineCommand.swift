@@ -12,11 +12,12 @@ struct SightlineCommand: ParsableCommand {
             decoded); 3 audit gate not met, or diff found differences; 64 bad command line; \
             65 not a video file, a malformed record file, or a fetched model that fails its checksum; \
             66 input missing or unreadable; \
-            67 no video stream; 69 detector unavailable; 73 output cannot be created; \
-            74 write failed; 75 model fetch failed; 130 interrupted.
+            67 no video stream, or not a capture device; 69 detector unavailable, or a camera size, \
+            rate or format not offered; 73 output cannot be created; 74 write failed; 75 model \
+            fetch failed, or camera busy; 77 camera permission denied; 130 interrupted (analyze).
             """,
         version: sightlineVersion,
-        subcommands: [Analyze.self, Tracks.self, Audit.self, Diff.self, Models.self]
+        subcommands: [Analyze.self, Capture.self, Devices.self, Tracks.self, Audit.self, Diff.self, Models.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

@@ -79,10 +79,13 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil,
 }
 
 /// Starts `sightline` in the background (for signal tests).
-func startSightline(_ arguments: [String]) throws -> Process {
+func startSightline(_ arguments: [String], environment: [String: String]? = nil) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Fixtures.binary)
     process.arguments = arguments
+    if let environment {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     try process.run()
     return process
 }

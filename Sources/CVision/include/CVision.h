@@ -148,6 +148,8 @@ void slv_draw_label(slv_yuv420 picture, const char *text, int x, int y, double s
 /// Blurs (a strong Gaussian) or pixelates (blocks of `block` px) a rectangle, in all planes.
 void slv_blur_rect(slv_yuv420 picture, int x, int y, int w, int h);
 void slv_pixelate_rect(slv_yuv420 picture, int x, int y, int w, int h, int block);
+/// Copies `src` into `dst` (same size), turned left to right when `mirror` is non-zero.
+void slv_copy_yuv420(slv_yuv420 src, slv_yuv420 dst, int mirror);
 
 #ifdef __cplusplus
 }

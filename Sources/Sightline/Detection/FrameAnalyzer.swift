@@ -15,6 +15,14 @@ public final class FrameAnalyzer: @unchecked Sendable {
         codeReader = try makeCodeReader(codes)
     }
 
+    /// The record of a frame a live source delivered while every worker was busy: on the
+    /// timeline, not analyzed. Reads only what the analyzer was built with, so any thread may call it.
+    public func droppedRecord(_ frame: VideoFrame) -> FrameRecord {
+        FrameRecord(index: frame.index, pts: frame.pts, t: frame.seconds,
+                    faceStatus: faceDetector == nil ? .off : .dropped,
+                    codeStatus: codeReader == nil ? .off : .dropped, faces: [], codes: [])
+    }
+
     /// Runs the detectors on the whole frame; with `detect` false, only records the frame (the
     /// tracking stage searches it around known objects).
     public func analyze(_ frame: VideoFrame, detect: Bool = true) -> FrameRecord {

@@ -114,6 +114,11 @@ extension StreamRecord {
         ]
         if let start { members.append(("start", .fixed(start, digits: Precision.seconds))) }
         if let duration { members.append(("max_duration", .fixed(duration, digits: Precision.seconds))) }
+        if let camera {
+            members.append(("camera", .object([("card", .string(camera.card)), ("driver", .string(camera.driver)),
+                                               ("bus", .string(camera.bus)), ("mirror", .bool(camera.mirror)),
+                                               ("drop_late_frames", .bool(dropLateFrames ?? true))])))
+        }
         members.append(("analyzers", .object(analyzers)))
         return .object(members)
     }
@@ -173,6 +178,9 @@ extension SummaryRecord {
             ("read_error", damage.readError.map { .string($0) } ?? .null),
             ("interrupted", .bool(interrupted)),
         ]
+        if live {
+            members += [("dropped_frames", .int(Int64(droppedFrames))), ("lost_frames", .int(Int64(lostFrames)))]
+        }
         if let wallSeconds { members.append(("wall_seconds", .fixed(wallSeconds, digits: 3))) }
         return .object(members)
     }

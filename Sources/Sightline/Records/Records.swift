@@ -15,6 +15,8 @@ public enum AnalyzerStatus: String, Sendable {
     case refined
     /// Failed on this frame; the error is counted in the summary.
     case error
+    /// Not run: a live source delivered the frame while the analyzers were busy with earlier ones.
+    case dropped
 }
 
 /// The first line: what was read and how it was analyzed.
@@ -26,6 +28,9 @@ public struct StreamRecord: Sendable {
     public var tracking: TrackingConfiguration
     public var start: Double?
     public var duration: Double?
+    /// Live capture only: the camera, and whether late frames are dropped from analysis.
+    public var camera: CameraFacts?
+    public var dropLateFrames: Bool?
 
     public init(tool: String, stream: VideoStreamInfo, faces: FaceDetectorOptions, codes: CodeReaderOptions,
                 tracking: TrackingConfiguration, start: Double? = nil, duration: Double? = nil) {
@@ -76,6 +81,11 @@ public struct SummaryRecord: Sendable {
     public var analyzerErrors = 0
     public var damage = DecodeDamage()
     public var interrupted = false
+    /// Live capture only: frame records with a `dropped` status, and frames the camera driver
+    /// dropped before they could be read (no record).
+    public var live = false
+    public var droppedFrames = 0
+    public var lostFrames = 0
     /// Only with --timing: wall time makes output differ between runs.
     public var wallSeconds: Double?
     private var seenCodes = Set<String>()
@@ -87,6 +97,7 @@ public struct SummaryRecord: Sendable {
         frames += 1
         if !record.faces.isEmpty { framesWithFaces += 1 }
         if !record.codes.isEmpty { framesWithCodes += 1 }
+        if record.faceStatus == .dropped || record.codeStatus == .dropped { droppedFrames += 1 }
         faceObservations += record.faces.count
         codeObservations += record.codes.count
         for code in record.codes { seenCodes.insert(code.symbology.rawValue + "\u{0}" + code.text) }

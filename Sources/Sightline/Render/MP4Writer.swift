@@ -33,14 +33,15 @@ public final class MP4Writer {
     /// A writer for the frames of `source`, with its audio stream copied unchanged when the source
     /// keeps one (`SourceOptions.keepAudio`) and MP4 can hold its codec.
     public convenience init(path: String, source: VideoFileSource, options: EncoderOptions = EncoderOptions()) throws {
-        let info = source.info
-        try self.init(path: path, width: info.codedWidth, height: info.codedHeight, timeBase: info.timeBase,
-                      frameRate: info.frameRate, rotation: info.rotation, audio: source.audioStream, options: options)
+        try self.init(path: path, stream: source.info, audio: source.audioStream, options: options)
     }
 
-    init(path: String, width: Int, height: Int, timeBase: (num: Int, den: Int), frameRate: (num: Int, den: Int),
-         rotation: Int, audio: UnsafeMutablePointer<AVStream>? = nil, options: EncoderOptions = EncoderOptions()) throws {
+    /// A writer for frames of the stream `info` describes (a camera's, for instance), with
+    /// `audio`'s packets copied when given.
+    public init(path: String, stream info: VideoStreamInfo, audio: UnsafeMutablePointer<AVStream>? = nil,
+                options: EncoderOptions = EncoderOptions()) throws {
         self.path = path
+        let (width, height, timeBase, frameRate) = (info.codedWidth, info.codedHeight, info.timeBase, info.frameRate)
         func fail(_ reason: String) -> SightlineError { .outputUnwritable(path: path, reason: reason) }
         var oc: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_alloc_output_context2(&oc, nil, "mp4", path) >= 0, let oc else { throw fail("cannot set up an MP4 muxer") }
@@ -75,7 +76,7 @@ public final class MP4Writer {
         stream = st
         avcodec_parameters_from_context(st.pointee.codecpar, ctx)
         st.pointee.time_base = ctx.pointee.time_base
-        if rotation != 0 { _ = sl_set_stream_rotation(st, Int32(rotation)) }
+        if info.rotation != 0 { _ = sl_set_stream_rotation(st, Int32(info.rotation)) }
         if let audio, avformat_query_codec(oc.pointee.oformat, audio.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1,
            let a = avformat_new_stream(oc, nil), avcodec_parameters_copy(a.pointee.codecpar, audio.pointee.codecpar) >= 0 {
             a.pointee.codecpar.pointee.codec_tag = 0

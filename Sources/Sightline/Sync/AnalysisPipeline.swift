@@ -2,19 +2,31 @@ import CVision
 import Foundation
 import Synchronization
 
-/// Decode → analyze in parallel → restore order.
+/// What the reading thread does when the analyzers are behind.
+public enum BackpressurePolicy: Sendable {
+    /// Wait for them (files: every frame is analyzed, memory stays bounded).
+    case wait
+    /// Live sources: a frame that finds every worker busy is not analyzed; it stays on the
+    /// timeline with a `dropped` record. Reading never waits on analysis.
+    case dropLateFrames
+    /// Live sources that must analyze every frame: up to `backlog` frames wait for analysis;
+    /// past that, reading waits (and a camera driver drops frames instead).
+    case queue(backlog: Int)
+}
+
+/// Read → analyze in parallel → restore order.
 ///
-/// A decoder thread reads frames from the source; a pool of workers, each with analyzers of its
+/// A reading thread takes frames from the source; a pool of workers, each with analyzers of its
 /// own, turns frames into records; the caller's thread receives the records in presentation
-/// order. At most `inFlight` frames are decoded but not yet handed out, so memory is bounded by
-/// the frames in flight, not by the video's length.
+/// order. The frames read but not yet handed out are bounded (by the policy), so memory is
+/// bounded by the frames in flight, not by the video's length.
 public final class AnalysisPipeline: @unchecked Sendable {
     // @unchecked Sendable: during `run` the source is used only by the decoder thread and each
     // analyzer only by its own worker thread; the shared state lives in the locked queue and
     // synchronizer and in the atomic stop flag.
-    private let source: VideoFileSource
+    private let source: FrameSource
     private let analyzers: [FrameAnalyzer]
-    private let inFlight: Int
+    private let policy: BackpressurePolicy
     private let detectEvery: Int
     private let stopRequested = Atomic(false)
 
@@ -24,15 +36,18 @@ public final class AnalysisPipeline: @unchecked Sendable {
         /// One message per analyzer failure on a frame (only the count is written to records).
         public var analyzerErrors: [String] = []
         public var interrupted = false
+        /// Frames not analyzed because the analyzers were behind (`dropLateFrames`).
+        public var dropped = 0
     }
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
     /// any output is written.
     /// `detectEvery`: full-frame detection on every Nth frame only (the others are left to the
     /// tracking stage's region search).
-    public init(source: VideoFileSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
-                detectEvery: Int = 1) throws {
+    public init(source: FrameSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
+                detectEvery: Int = 1, policy: BackpressurePolicy = .wait) throws {
         self.source = source
+        self.policy = policy
         self.detectEvery = max(1, detectEvery)
         let workers = max(1, threads)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
@@ -40,7 +55,6 @@ public final class AnalysisPipeline: @unchecked Sendable {
         // A DNN model file is looked up and hashed once, not per worker.
         let faces = try faces.resolvingModel()
         analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes) }
-        inFlight = workers * 2 + 2
     }
 
     /// Stops reading new frames; frames already in flight are still delivered. Safe from any thread.
@@ -49,14 +63,27 @@ public final class AnalysisPipeline: @unchecked Sendable {
     /// Runs to the end of the source (or until `stop`), calling `sink` with each record and its
     /// frame in order. An error thrown by `sink` stops the pipeline and is rethrown.
     public func run(_ sink: (FrameRecord, VideoFrame) throws -> Void) throws -> Result {
-        let jobs = BlockingQueue<VideoFrame>(capacity: analyzers.count * 2)
+        // Frames waiting for a worker, and frames read but not yet handed to the sink.
+        let workers = analyzers.count
+        let (queued, inFlight): (Int, Int)
+        switch policy {
+        case .wait: (queued, inFlight) = (workers * 2, workers * 2 + 2)
+        // Only as many waiting frames as workers: a frame is analyzed soon or not at all. The
+        // wider in-flight bound only holds back a sink that falls behind.
+        case .dropLateFrames: (queued, inFlight) = (workers, workers * 2 + 64)
+        case .queue(let backlog): (queued, inFlight) = (max(1, backlog), max(1, backlog) + workers + 2)
+        }
+        let jobs = BlockingQueue<VideoFrame>(capacity: queued)
         let synchronizer = Synchronizer<AnalyzedFrame>()
         let group = DispatchGroup()
         let sourceError = Mutex<Error?>(nil)
         let delivered = Atomic(0)
+        let dropped = Atomic(0)
+        let dropLate: Bool
+        if case .dropLateFrames = policy { dropLate = true } else { dropLate = false }
 
         group.enter()
-        let decoder = Thread { [self] in
+        let reader = Thread { [self] in
             defer { group.leave() }
             var count = 0
             defer {
@@ -67,7 +94,14 @@ public final class AnalysisPipeline: @unchecked Sendable {
             while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
                 do {
                     guard let frame = try source.nextFrame() else { return }
-                    guard jobs.push(frame) else { return }
+                    if dropLate {
+                        if !jobs.tryPush(frame) {
+                            dropped.add(1, ordering: .relaxed)
+                            synchronizer.deliver(AnalyzedFrame(record: analyzers[0].droppedRecord(frame), frame: frame), index: frame.index)
+                        }
+                    } else {
+                        guard jobs.push(frame) else { return }
+                    }
                     count += 1
                 } catch {
                     sourceError.withLock { $0 = error }
@@ -75,8 +109,8 @@ public final class AnalysisPipeline: @unchecked Sendable {
                 }
             }
         }
-        decoder.name = "sightline.decode"
-        decoder.start()
+        reader.name = "sightline.read"
+        reader.start()
 
         let stride = detectEvery
         for (i, analyzer) in analyzers.enumerated() {
@@ -113,6 +147,7 @@ public final class AnalysisPipeline: @unchecked Sendable {
         result.damage = source.damage
         result.interrupted = stopRequested.load(ordering: .relaxed)
         result.analyzerErrors = analyzers.flatMap(\.errors)
+        result.dropped = dropped.load(ordering: .relaxed)
         return result
     }
 }

@@ -26,6 +26,17 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         return true
     }
 
+    /// Adds the element only if there is room right now; false if full or closed.
+    func tryPush(_ element: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed, count < slots.count else { return false }
+        slots[(head + count) % slots.count] = element
+        count += 1
+        condition.broadcast()
+        return true
+    }
+
     func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }

@@ -38,6 +38,8 @@ public final class TrackingStage {
     /// The frame's record with track ids (and region-search results on stride frames), and the
     /// tracks that ended with it.
     public func process(_ record: FrameRecord, frame: VideoFrame) -> (record: FrameRecord, ended: [TrackRecord]) {
+        // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.
+        if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, []) }
         var record = record
         tracker.advance()
         if record.faceStatus == .skipped || record.codeStatus == .skipped {

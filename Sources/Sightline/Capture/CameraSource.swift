@@ -1,0 +1,153 @@
+import CFFmpeg
+import CVision
+import Foundation
+
+/// What to capture from a camera.
+public struct CameraOptions: Sendable {
+    public var device = "/dev/video0"
+    /// Picture size to ask for; nil keeps the device's current size.
+    public var size: FrameSize?
+    /// Frame rate to ask for; nil keeps the device's current rate.
+    public var fps: Double?
+    /// Turn the picture left to right (front cameras), before analysis: records and recordings agree.
+    public var mirror = false
+    /// Stop after this many frames.
+    public var maxFrames: Int?
+    /// Stop after this many seconds (by the camera's timestamps).
+    public var maxSeconds: Double?
+    /// Driver buffers: more absorb longer hiccups of the capture thread before the driver drops.
+    public var buffers = 4
+    /// Longest wait for one frame before the camera is declared stalled.
+    public var stallSeconds = 5.0
+
+    public init(device: String = "/dev/video0") { self.device = device }
+}
+
+/// The camera facts the `stream` record carries besides the video's.
+public struct CameraFacts: Sendable {
+    public var card: String
+    public var driver: String
+    public var bus: String
+    public var mirror: Bool
+}
+
+/// Frames from a V4L2 camera: mmap streaming through libv4l2, each buffer copied into a frame of
+/// Sightline's own (turned when mirroring) and handed back to the driver at once, so the driver
+/// never runs out of buffers while analysis is busy. Timestamps are the driver's, from the first
+/// frame (time base 1/1000000). Gaps in the driver's frame counter are counted as `lostFrames`.
+public final class CameraSource: FrameSource {
+    public let info: VideoStreamInfo
+    public let camera: CameraFacts
+    public private(set) var damage = DecodeDamage()
+    /// Frames the driver dropped before Sightline could take them (sequence-number gaps).
+    public private(set) var lostFrames = 0
+
+    private let device: V4L2Device
+    private let options: CameraOptions
+    private let size: FrameSize
+    private let bytesPerLine: Int
+    private var firstTimestamp: Int64?
+    private var lastSequence: UInt32?
+    private var delivered = 0
+    private var ended = false
+
+    public init(options: CameraOptions) throws {
+        self.options = options
+        let path = options.device
+        let device = try V4L2Device(path: path)
+        self.device = device
+        let caps = try device.capability()
+        guard caps.canStream else {
+            throw SightlineError.deviceUnsupported(path: path, reason: "the device does not stream (no mmap I/O)")
+        }
+        let format = try device.setYUV420(size: options.size)
+        if let wanted = options.size, wanted != format.size {
+            let offered = Set(device.formats().filter { !$0.emulated }.flatMap { device.frameSizes($0.fourcc) })
+                .sorted { ($0.width, $0.height) < ($1.width, $1.height) }
+            throw SightlineError.deviceUnsupported(path: path, reason: "size \(wanted) not offered; the camera gave \(format.size)"
+                + (offered.isEmpty ? "" : " (sizes: \(offered.map(\.description).joined(separator: ", ")))"))
+        }
+        size = format.size
+        bytesPerLine = format.bytesPerLine
+        let fps = try device.setFrameRate(options.fps)
+        if let wanted = options.fps, let fps, abs(fps - wanted) > 0.5 {
+            throw SightlineError.deviceUnsupported(path: path, reason: "\(Self.format(wanted)) fps not offered at \(size); the camera gave \(Self.format(fps)) fps")
+        }
+        let rate = fps.map { (Int(($0 * 1000).rounded()), 1000) } ?? (0, 1)
+        info = VideoStreamInfo(source: path, container: "v4l2", codec: "rawvideo", streamIndex: 0,
+                               codedWidth: size.width, codedHeight: size.height, rotation: 0,
+                               timeBase: (1, 1_000_000), frameRate: rate, duration: nil, frameCountHint: options.maxFrames)
+        camera = CameraFacts(card: caps.card, driver: caps.driver, bus: caps.bus, mirror: options.mirror)
+        try device.startStreaming(buffers: options.buffers)
+    }
+
+    private static func format(_ fps: Double) -> String { String(format: "%g", fps) }
+
+    public func nextFrame() throws -> VideoFrame? {
+        guard !ended else { return nil }
+        if let maxFrames = options.maxFrames, delivered >= maxFrames { return finish() }
+        let filled: V4L2Device.FilledBuffer
+        do {
+            guard try device.waitForFrame(seconds: options.stallSeconds) else {
+                damage.readError = "the camera sent no frame for \(Self.format(options.stallSeconds)) s"
+                return finish()
+            }
+            filled = try device.dequeue()
+        } catch {
+            // Unplugged or failing mid-stream: what was captured stays valid.
+            damage.readError = "capture stopped: \(error)"
+            return finish()
+        }
+        defer { try? device.requeue(filled) }
+
+        if let last = lastSequence, filled.sequence > last &+ 1 { lostFrames += Int(filled.sequence - last - 1) }
+        lastSequence = filled.sequence
+        let first = firstTimestamp ?? filled.timestamp
+        firstTimestamp = first
+        let pts = filled.timestamp - first
+        if let maxSeconds = options.maxSeconds, Double(pts) / 1e6 >= maxSeconds { return finish() }
+
+        let picture = try copy(filled.bytes)
+        picture.pointee.pts = pts
+        defer { delivered += 1 }
+        return VideoFrame(index: delivered, pts: pts, seconds: Double(pts) / 1e6,
+                          rotation: Rotation(degrees: 0, codedWidth: size.width, codedHeight: size.height),
+                          decoded: picture, gray: nil)
+    }
+
+    private func finish() -> VideoFrame? {
+        ended = true
+        device.stopStreaming()
+        return nil
+    }
+
+    /// The driver's planar YUV 4:2:0 bytes as a frame of our own (mirrored if asked).
+    private func copy(_ bytes: UnsafeRawBufferPointer) throws -> UnsafeMutablePointer<AVFrame> {
+        let chromaLine = bytesPerLine / 2
+        let lumaBytes = bytesPerLine * size.height
+        let chromaBytes = chromaLine * ((size.height + 1) / 2)
+        guard bytes.count >= lumaBytes + 2 * chromaBytes, let base = bytes.baseAddress else {
+            throw SightlineError.deviceUnsupported(path: options.device, reason: "a frame of \(bytes.count) bytes is too short for \(size) YUV 4:2:0")
+        }
+        guard let frame = av_frame_alloc() else { throw SightlineError.internal("out of memory allocating a frame") }
+        frame.pointee.width = Int32(size.width)
+        frame.pointee.height = Int32(size.height)
+        frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        frame.pointee.colorspace = AVCOL_SPC_SMPTE170M
+        frame.pointee.color_range = AVCOL_RANGE_MPEG
+        guard av_frame_get_buffer(frame, 0) >= 0 else {
+            var owned: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&owned)
+            throw SightlineError.internal("out of memory allocating a frame")
+        }
+        let source = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
+        let from = slv_yuv420(y: source, u: source + lumaBytes, v: source + lumaBytes + chromaBytes,
+                              y_stride: Int32(bytesPerLine), u_stride: Int32(chromaLine), v_stride: Int32(chromaLine),
+                              width: Int32(size.width), height: Int32(size.height))
+        let p = frame.pointee
+        let to = slv_yuv420(y: p.data.0, u: p.data.1, v: p.data.2, y_stride: p.linesize.0, u_stride: p.linesize.1,
+                            v_stride: p.linesize.2, width: p.width, height: p.height)
+        slv_copy_yuv420(from, to, options.mirror ? 1 : 0)
+        return frame
+    }
+}

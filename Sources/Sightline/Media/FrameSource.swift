@@ -1,0 +1,12 @@
+/// Where the pipeline's frames come from: a video file, or a live camera.
+/// One instance is used by one thread (the pipeline's reading thread).
+public protocol FrameSource: AnyObject {
+    /// What the `stream` record says about the video.
+    var info: VideoStreamInfo { get }
+    /// Problems met while reading that did not stop the run.
+    var damage: DecodeDamage { get }
+    /// The next frame in presentation order, or nil at the end.
+    func nextFrame() throws -> VideoFrame?
+}
+
+extension VideoFileSource: FrameSource {}

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import Sightline
+import Synchronization
+
+struct Capture: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Analyze a live camera (V4L2): the same records as analyze, written as frames arrive.",
+        discussion: """
+            Capture never waits for analysis: a frame that arrives while every analysis thread is \
+            busy keeps its place on the timeline with a frame record whose status is `dropped` \
+            (counted in the summary as dropped_frames); --no-drop analyzes every frame instead and \
+            lets latency grow. Frames the camera driver itself had to drop are counted as \
+            lost_frames. Timestamps are the driver's, from the first frame (time base 1/1000000).
+
+            Stop with --duration, --frames, or Ctrl-C (SIGINT) / SIGTERM: the records and the \
+            recording are finished cleanly, the summary says interrupted, and the exit code is 0. \
+            SIGUSR1 pauses and resumes --record while analysis goes on.
+
+            Errors: no such device 66; not a capture device 67; size, frame rate or format not \
+            offered 69; camera busy 75; permission denied 77; the camera stopped sending frames \
+            mid-run 2 (the output is complete up to there).
+            """
+    )
+
+    @Option(help: "The camera device.")
+    var device: String = "/dev/video0"
+
+    @Option(help: "Picture size to ask for, WIDTHxHEIGHT (default: the camera's current size).")
+    var size: FrameSize?
+
+    @Option(help: "Frame rate to ask for (default: the camera's current rate).")
+    var fps: Double?
+
+    @Option(name: .shortAndLong, help: "Where to write the JSON Lines (- for standard output).")
+    var output: String = "-"
+
+    @Option(help: "Also record the video with the overlays drawn in, as a fragmented MP4 (H.264).")
+    var record: String?
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Option(help: "Stop after this many frames.")
+    var frames: Int?
+
+    @Flag(help: "Turn the picture left to right, as front cameras show it (records and recording agree).")
+    var mirror = false
+
+    @Flag(name: .customLong("no-drop"), help: """
+        Analyze every frame: up to \(Capture.backlog) frames wait for analysis (latency grows); \
+        beyond that the camera driver drops frames (counted as lost_frames).
+        """)
+    var noDrop = false
+
+    @OptionGroup var detection: DetectionOptions
+
+    @OptionGroup var rendering: RenderOptions
+
+    @Flag(help: "Add the wall time to the summary record.")
+    var timing = false
+
+    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
+    var quiet = false
+
+    /// Frames --no-drop lets wait for analysis (8 s at 30 fps; about 330 MB at 720p).
+    static let backlog = 240
+
+    func validate() throws {
+        if duration != nil && frames != nil { throw ValidationError("give --duration or --frames, not both.") }
+        if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds.") }
+        if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more, not \(frames).") }
+        if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps must be more than 0 and at most 1000, not \(fps).") }
+    }
+
+    func run() throws {
+        let faceOptions = try detection.faceDetectorOptions()
+        let codeOptions = try detection.codeReaderOptions()
+        VideoFileSource.showLibraryWarnings(false)   // the encoder's chatter
+        var cameraOptions = CameraOptions(device: device)
+        cameraOptions.size = size
+        cameraOptions.fps = fps
+        cameraOptions.mirror = mirror
+        cameraOptions.maxFrames = frames
+        cameraOptions.maxSeconds = duration
+        let camera = try CameraSource(options: cameraOptions)
+        let pipeline = try AnalysisPipeline(source: camera, faces: faceOptions, codes: codeOptions,
+                                          threads: detection.workerThreads, detectEvery: detection.detectEvery,
+                                          policy: noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames)
+        let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
+                                         faces: faceOptions, codes: codeOptions)
+        let writer = try JSONLinesWriter(path: output)
+        let recorder = try record.map { path in
+            OverlayRenderer(style: rendering.style, anonymizeCodes: rendering.anonymizeCodes,
+                            writer: try MP4Writer(path: path, stream: camera.info, options: rendering.encoder))
+        }
+        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0, totalFrames: frames)
+
+        // SIGINT/SIGTERM: stop capturing, finish the frames in flight; SIGUSR1: pause the recording.
+        let paused = Atomic(false)
+        signal(SIGPIPE, SIG_IGN)
+        var handlers = [SIGINT, SIGTERM].map { number in
+            onSignal(number) { pipeline.stop() }
+        }
+        handlers.append(onSignal(SIGUSR1) {
+            let nowPaused = !paused.load(ordering: .relaxed)
+            paused.store(nowPaused, ordering: .relaxed)
+            if record != nil, !quiet {
+                FileHandle.standardError.write(Data("\nsightline: recording \(nowPaused ? "paused" : "resumed")\n".utf8))
+            }
+        })
+        defer { handlers.forEach { $0.cancel() } }
+
+        let clock = ContinuousClock.now
+        var stream = StreamRecord(tool: "sightline \(sightlineVersion)", stream: camera.info, faces: faceOptions,
+                                  codes: codeOptions, tracking: tracking.configuration, duration: duration)
+        stream.camera = camera.camera
+        stream.dropLateFrames = !noDrop
+        try writer.write(stream.json)
+        var summary = SummaryRecord()
+        summary.live = true
+        // A dropped frame is recorded with the last analyzed frame's overlays, so they do not flicker.
+        var lastAnalyzed: FrameRecord?
+        let result = try pipeline.run { analyzed, frame in
+            let (record, ended) = tracking.process(analyzed, frame: frame)
+            try writer.write(record.json)
+            let dropped = record.faceStatus == .dropped || record.codeStatus == .dropped
+            if !dropped { lastAnalyzed = record }
+            if let recorder, !paused.load(ordering: .relaxed) {
+                try recorder.render(dropped ? (lastAnalyzed ?? record) : record, on: frame)
+            }
+            summary.add(record)
+            for track in ended { try writer.write(track.json) }
+            summary.tracks += ended.count
+            progress.update(frames: record.index + 1, seconds: record.t,
+                            note: "dropped \(summary.droppedFrames)  lost \(camera.lostFrames)")
+        }
+        progress.finish()
+        try recorder?.finish()
+        let remaining = tracking.finish()
+        for track in remaining { try writer.write(track.json) }
+        summary.tracks += remaining.count
+        summary.analyzerErrors = result.analyzerErrors.count + tracking.errors
+        summary.damage = result.damage
+        summary.interrupted = result.interrupted
+        summary.lostFrames = camera.lostFrames
+        if timing { summary.wallSeconds = (ContinuousClock.now - clock).seconds }
+        try writer.write(summary.json)
+
+        if let readError = result.damage.readError {
+            throw SightlineError.inputDamaged(path: device, reason: readError + " (\(summary.frames) frames captured)")
+        }
+    }
+}
+
+/// Runs `handler` (on a dispatch queue, not in the signal handler) when the process gets `number`.
+func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler(handler: handler)
+    source.resume()
+    return source
+}
+
+extension FrameSize: ExpressibleByArgument {
+    public init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
+              (16...16_384).contains(w), (16...16_384).contains(h) else { return nil }
+        self.init(width: w, height: h)
+    }
+}

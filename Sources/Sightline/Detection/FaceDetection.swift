@@ -117,15 +117,15 @@ public final class CascadeFaceDetector: FaceDetecting {
     deinit { slv_cascade_destroy(handle) }
 
     /// Faces in the displayed (rotated) frame. `region`, in displayed-frame pixels, limits the
-    /// search, and `sizes` overrides the options' face sizes (both for region refinement).
+    /// search, and `sizes` and `scaleFactor` override the options' (all three for region refinement).
     public func detect(in image: GrayImage, rotation: Rotation, region: Box? = nil,
-                       sizes: ClosedRange<Int>? = nil) throws -> [FaceObservation] {
+                       sizes: ClosedRange<Int>? = nil, scaleFactor: Double? = nil) throws -> [FaceObservation] {
         var o = slv_cascade_options()
         o.detect_width = Int32(options.detectWidth)
         o.min_face = Int32(sizes?.lowerBound ?? options.minFace)
         o.max_face = Int32(sizes?.upperBound ?? 0)
         o.rotation = Int32(rotation.degrees)
-        o.scale_factor = options.scaleFactor
+        o.scale_factor = scaleFactor ?? options.scaleFactor
         o.min_neighbors = Int32(options.minNeighbors)
         if let region {
             o.roi_x = Int32(region.x.rounded(.down)); o.roi_y = Int32(region.y.rounded(.down))

@@ -13,21 +13,19 @@ public final class TrackingStage {
     private let tracker: Tracker
     private let detectEvery: Int
     private let faceDetector: CascadeFaceDetector?
-    private let codeReader: CodeReader?
+    private let codeOptions: CodeReaderOptions
+    /// Region search reads one known code at a time: a reader per symbology, which skips every
+    /// other format's pass (most of zxing's time on a region that holds a QR code).
+    private var codeReaders: [Symbology: CodeReader] = [:]
     /// Region searches that failed with an error (counted in the summary).
     public private(set) var errors = 0
 
     public init(tracker options: TrackerOptions, detectEvery: Int, faces: FaceDetectorOptions, codes: CodeReaderOptions) throws {
         tracker = Tracker(options: options)
         self.detectEvery = max(1, detectEvery)
+        codeOptions = codes
         // Region search needs detectors of its own (the workers' are busy on other frames).
-        if detectEvery > 1 {
-            faceDetector = try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) }
-            codeReader = try makeCodeReader(codes)
-        } else {
-            faceDetector = nil
-            codeReader = nil
-        }
+        faceDetector = detectEvery > 1 ? try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) } : nil
     }
 
     /// The tracking settings, as the stream record reports them.
@@ -58,7 +56,7 @@ public final class TrackingStage {
         let luma = frame.luma
         let rotation = frame.rotation
         let searchFaces = record.faceStatus == .skipped && faceDetector != nil
-        let searchCodes = record.codeStatus == .skipped && codeReader != nil
+        let searchCodes = record.codeStatus == .skipped && codeOptions.backend != .off
         var faceFailed = false, codeFailed = false
         for prediction in tracker.predictions {
             // Search the predicted box grown by half its size on every side.
@@ -69,10 +67,12 @@ public final class TrackingStage {
             switch prediction.kind {
             case .face where searchFaces:
                 do {
-                    // The face keeps roughly its size from one frame to the next.
+                    // The face keeps roughly its size from one frame to the next: a few coarse
+                    // pyramid levels around it will do.
                     let side = min(b.w, b.h)
                     let found = try faceDetector!.detect(in: luma, rotation: rotation, region: region,
-                                                         sizes: max(8, Int(0.6 * side))...max(9, Int(1.6 * side)))
+                                                         sizes: max(8, Int(0.7 * side))...max(9, Int(1.45 * side)),
+                                                         scaleFactor: 1.2)
                     if let best = found.max(by: { b.iou($0.box) < b.iou($1.box) }), b.iou(best.box) >= 0.2 {
                         record.faces.append(FaceObservation(box: best.box, score: best.score, track: prediction.id, source: .refined))
                     } else if mayInterpolate {
@@ -86,7 +86,7 @@ public final class TrackingStage {
                       let bytes = prediction.record.bytes else { continue }
                 let key = Tracker.key(symbology, bytes)
                 do {
-                    let codes = try codesIn(region, luma: luma, rotation: rotation)
+                    let codes = try codesIn(region, symbology: symbology, luma: luma, rotation: rotation)
                     let same = codes.filter { Tracker.key($0) == key }
                     if var best = same.min(by: { $0.box.center.distance(to: b.center) < $1.box.center.distance(to: b.center) }) {
                         best.track = prediction.id
@@ -112,11 +112,16 @@ public final class TrackingStage {
 
     /// Codes read in a displayed-frame region: the region is mapped back to the coded picture
     /// and read there in place.
-    private func codesIn(_ region: Box, luma: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
+    private func codesIn(_ region: Box, symbology: Symbology, luma: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
         let corners = [Point(x: region.x, y: region.y), Point(x: region.x + region.w, y: region.y + region.h)]
         let coded = Box(bounding: corners.map(rotation.coded))
         guard let crop = luma.cropped(x: Int(coded.x.rounded(.down)), y: Int(coded.y.rounded(.down)),
                                       width: Int(coded.w.rounded(.up)), height: Int(coded.h.rounded(.up))) else { return [] }
-        return try codeReader!.read(crop, rotation: rotation)
+        if codeReaders[symbology] == nil {
+            var options = codeOptions
+            options.symbologies = [symbology]
+            codeReaders[symbology] = try makeCodeReader(options)
+        }
+        return try codeReaders[symbology]?.read(crop, rotation: rotation) ?? []
     }
 }

@@ -21,6 +21,15 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     case fetchFailed(name: String, source: String, reason: String)
     /// `models fetch`: the file read is not the known model (size or sha256 differ). Nothing was installed.
     case checksumMismatch(name: String, source: String, reason: String)
+    /// An image (a `--style mask:` image) does not exist or cannot be read.
+    case imageUnreadable(path: String, reason: String)
+    /// A file that should be an image is not one FFmpeg can decode as an image.
+    case notImage(path: String, reason: String)
+    /// Saved records are not those of the video they are used with (another video, another
+    /// stream, frames missing on either side).
+    case recordsMismatch(records: String, input: String, reason: String)
+    /// A time asked for lies outside the video (`snapshot --at` past the last frame).
+    case timeOutOfRange(path: String, reason: String)
     /// A bug or an unexpected library failure.
     case `internal`(String)
 
@@ -35,6 +44,10 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .inputDamaged(path, reason): return "\(path): input damaged: \(reason)"
         case let .fetchFailed(name, source, reason): return "\(name): fetch from \(source) failed: \(reason); nothing was installed"
         case let .checksumMismatch(name, source, reason): return "\(name): file from \(source) rejected: \(reason); nothing was installed"
+        case let .imageUnreadable(path, reason): return "\(path): cannot read image: \(reason)"
+        case let .notImage(path, reason): return "\(path): not an image: \(reason)"
+        case let .recordsMismatch(records, input, reason): return "\(records): records do not match \(input): \(reason)"
+        case let .timeOutOfRange(path, reason): return "\(path): \(reason)"
         case let .internal(message): return "internal error: \(message)"
         }
     }
@@ -44,8 +57,9 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .internal: return 1
         case .inputDamaged: return 2
-        case .notMedia, .checksumMismatch: return 65
-        case .inputUnreadable: return 66
+        case .timeOutOfRange: return 64
+        case .notMedia, .checksumMismatch, .notImage, .recordsMismatch: return 65
+        case .inputUnreadable, .imageUnreadable: return 66
         case .noVideoStream: return 67
         case .detectorUnavailable: return 69
         case .outputUnwritable: return 73

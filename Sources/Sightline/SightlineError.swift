@@ -27,6 +27,15 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     case deviceBusy(path: String, reason: String)
     /// A camera cannot do what was asked (size, format, frame rate, streaming I/O).
     case deviceUnsupported(path: String, reason: String)
+    /// An image (a `--style mask:` image) does not exist or cannot be read.
+    case imageUnreadable(path: String, reason: String)
+    /// A file that should be an image is not one FFmpeg can decode as an image.
+    case notImage(path: String, reason: String)
+    /// Saved records are not those of the video they are used with (another video, another
+    /// stream, frames missing on either side).
+    case recordsMismatch(records: String, input: String, reason: String)
+    /// A time asked for lies outside the video (`snapshot --at` past the last frame).
+    case timeOutOfRange(path: String, reason: String)
     /// A bug or an unexpected library failure.
     case `internal`(String)
 
@@ -44,6 +53,10 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .permissionDenied(path, reason): return "\(path): permission denied: \(reason)"
         case let .deviceBusy(path, reason): return "\(path): camera busy: \(reason)"
         case let .deviceUnsupported(path, reason): return "\(path): not supported by the camera: \(reason)"
+        case let .imageUnreadable(path, reason): return "\(path): cannot read image: \(reason)"
+        case let .notImage(path, reason): return "\(path): not an image: \(reason)"
+        case let .recordsMismatch(records, input, reason): return "\(records): records do not match \(input): \(reason)"
+        case let .timeOutOfRange(path, reason): return "\(path): \(reason)"
         case let .internal(message): return "internal error: \(message)"
         }
     }
@@ -53,8 +66,9 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .internal: return 1
         case .inputDamaged: return 2
-        case .notMedia, .checksumMismatch: return 65
-        case .inputUnreadable: return 66
+        case .timeOutOfRange: return 64
+        case .notMedia, .checksumMismatch, .notImage, .recordsMismatch: return 65
+        case .inputUnreadable, .imageUnreadable: return 66
         case .noVideoStream: return 67
         case .detectorUnavailable, .deviceUnsupported: return 69
         case .outputUnwritable: return 73

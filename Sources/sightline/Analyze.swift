@@ -34,6 +34,9 @@ struct Analyze: ParsableCommand {
 
     @OptionGroup var rendering: RenderOptions
 
+    @Option(help: ArgumentHelp("Write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
+    var thumbnails: String?
+
     @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
     var decoderThreads: Int = 0
 
@@ -61,6 +64,8 @@ struct Analyze: ParsableCommand {
         let faceOptions = try detection.faceDetectorOptions()
         let codeOptions = try detection.codeReaderOptions()
         VideoFileSource.showLibraryWarnings(verbose)
+        // A mask image is loaded before any output exists: a bad one is reported first.
+        let rendered = try render.map { path in (path: path, painter: try rendering.painter()) }
         let source = try VideoFileSource(path: input, options: SourceOptions(
             streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork,
             decoderThreads: decoderThreads, keepAudio: render != nil))
@@ -68,9 +73,10 @@ struct Analyze: ParsableCommand {
                                           threads: detection.workerThreads, detectEvery: detection.detectEvery)
         let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
                                          faces: faceOptions, codes: codeOptions)
+        let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let writer = try JSONLinesWriter(path: output)
-        let renderer = try render.map { path in
-            OverlayRenderer(style: rendering.style, anonymizeCodes: rendering.anonymizeCodes,
+        let renderer = try rendered.map { path, painter in
+            OverlayRenderer(painter: painter,
                             writer: try MP4Writer(path: path, source: source, options: rendering.encoder),
                             audioFrom: source)
         }
@@ -93,8 +99,10 @@ struct Analyze: ParsableCommand {
             let (record, ended) = tracking.process(analyzed, frame: frame)
             try writer.write(record.json)
             try renderer?.render(record, on: frame)
+            try thumbnailCollector?.observe(record, frame: frame)
             summary.add(record)
             for track in ended { try writer.write(track.json) }
+            for track in ended { try thumbnailCollector?.trackEnded(track.id) }
             summary.tracks += ended.count
             progress.update(frames: record.index + 1, seconds: record.t)
         }
@@ -102,6 +110,7 @@ struct Analyze: ParsableCommand {
         try renderer?.finish()
         let remaining = tracking.finish()
         for track in remaining { try writer.write(track.json) }
+        try thumbnailCollector?.finish()
         summary.tracks += remaining.count
         summary.analyzerErrors = result.analyzerErrors.count + tracking.errors
         summary.damage = result.damage

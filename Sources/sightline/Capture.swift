@@ -76,6 +76,8 @@ struct Capture: ParsableCommand {
     func run() throws {
         let faceOptions = try detection.faceDetectorOptions()
         let codeOptions = try detection.codeReaderOptions()
+        // A mask image that cannot be read fails here, before the camera opens.
+        let recording = try record.map { path in (path: path, painter: try rendering.painter()) }
         VideoFileSource.showLibraryWarnings(false)   // the encoder's chatter
         var cameraOptions = CameraOptions(device: device)
         cameraOptions.size = size
@@ -90,9 +92,8 @@ struct Capture: ParsableCommand {
         let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
                                          faces: faceOptions, codes: codeOptions)
         let writer = try JSONLinesWriter(path: output)
-        let recorder = try record.map { path in
-            OverlayRenderer(style: rendering.style, anonymizeCodes: rendering.anonymizeCodes,
-                            writer: try MP4Writer(path: path, stream: camera.info, options: rendering.encoder))
+        let recorder = try recording.map { path, painter in
+            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: camera.info, options: rendering.encoder))
         }
         let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0, totalFrames: frames)
 

@@ -1,4 +1,5 @@
 import Foundation
+import Sightline
 
 /// One self-overwriting status line on standard error while a long run goes on.
 final class Progress {
@@ -32,6 +33,16 @@ final class Progress {
         if !note.isEmpty { line += "  " + note }
         FileHandle.standardError.write(Data((line + "   ").utf8))
         drewSomething = true
+    }
+
+    /// Frames a run should see, for the progress line: the container's count, less what
+    /// --start skips and --duration leaves out.
+    static func expectedFrames(_ info: VideoStreamInfo, start: Double?, duration: Double?) -> Int? {
+        let fps = info.frameRate.den > 0 ? Double(info.frameRate.num) / Double(info.frameRate.den) : 0
+        var frames = info.frameCountHint
+        if let start, let total = frames { frames = max(0, total - Int(start * fps)) }
+        if let duration, fps > 0 { frames = min(frames ?? Int.max, Int((duration * fps).rounded(.up))) }
+        return frames
     }
 
     func finish() {

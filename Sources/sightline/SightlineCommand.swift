@@ -9,15 +9,17 @@ struct SightlineCommand: ParsableCommand {
         abstract: "Find faces and codes in video, frame by frame, and write them as JSON Lines.",
         discussion: """
             Exit codes: 0 success; 1 internal error; 2 input damaged (output complete for what \
-            decoded); 3 audit gate not met, or diff found differences; 64 bad command line; \
-            65 not a video file, a malformed record file, or a fetched model that fails its checksum; \
-            66 input missing or unreadable; \
+            decoded); 3 audit gate not met, or diff found differences; 64 bad command line \
+            (also snapshot --at past the end); 65 not a video file, a malformed record file, records \
+            that do not match the video, a mask that is not an image, or a fetched model that fails \
+            its checksum; 66 input, records or mask image missing or unreadable, or no such camera; \
             67 no video stream, or not a capture device; 69 detector unavailable, or a camera size, \
             rate or format not offered; 73 output cannot be created; 74 write failed; 75 model \
             fetch failed, or camera busy; 77 camera permission denied; 130 interrupted (analyze).
             """,
         version: sightlineVersion,
-        subcommands: [Analyze.self, Capture.self, Devices.self, Tracks.self, Audit.self, Diff.self, Models.self]
+        subcommands: [Analyze.self, Render.self, Snapshot.self, Capture.self, Devices.self, Tracks.self, Audit.self,
+                      Diff.self, Models.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

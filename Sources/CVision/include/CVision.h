@@ -151,6 +151,35 @@ void slv_pixelate_rect(slv_yuv420 picture, int x, int y, int w, int h, int block
 /// Copies `src` into `dst` (same size), turned left to right when `mirror` is non-zero.
 void slv_copy_yuv420(slv_yuv420 src, slv_yuv420 dst, int mirror);
 
+/// Filled dots of `radius` luma pixels at x0,y0,x1,y1,… (coded-picture pixels).
+void slv_draw_dots(slv_yuv420 picture, const int *points, int count, int radius, const uint8_t color[3]);
+
+/// Width and height of the background box `slv_draw_text` fills for `text` at `scale`.
+void slv_text_box_size(const char *text, double scale, int *width, int *height);
+/// Text on a filled background box whose top-left corner is (x, y) in displayed-frame pixels,
+/// upright as displayed: the picture is the coded one, which players turn `rotation` degrees
+/// (0/90/180/270) clockwise. The text is drawn in luma only (chroma takes the background colour).
+void slv_draw_text(slv_yuv420 picture, const char *text, int x, int y, double scale,
+                   const uint8_t color[3], const uint8_t background[3], int rotation);
+
+/// An image with alpha as four full-resolution 8-bit planes (Y, U, V, A; 4:4:4), in display orientation.
+typedef struct {
+    const uint8_t *y, *u, *v, *a;
+    int stride;     ///< bytes per row of every plane
+    int width, height;
+} slv_yuva444;
+
+/// Scales `image` into the displayed-frame rectangle (x, y, w, h) and blends it over the picture
+/// by its alpha; the picture is the coded one, turned `rotation` degrees clockwise for display.
+void slv_draw_image(slv_yuv420 picture, const slv_yuva444 *image, int x, int y, int w, int h, int rotation);
+
+/// Copies the rectangle (x, y, w, h) of a packed RGB24 image into `dst` (`dst_stride` bytes per
+/// row), turned `rotation` degrees clockwise: a coded-picture region becomes a displayed one.
+/// `dst` holds w x h pixels, or h x w for 90 and 270. Returns 0, or -1 when the rectangle does
+/// not lie inside the source.
+int slv_rotate_rgb(const uint8_t *src, int src_width, int src_height, int src_stride, int x, int y, int w, int h,
+                   int rotation, uint8_t *dst, int dst_stride);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,117 @@
+import Foundation
+
+/// The records of an earlier run, handed out frame by frame while the same video is decoded
+/// again (`render`, `snapshot --records`). Records that belong to another video are refused:
+/// the stream record must name the same stream (stream index, codec, coded size, time base,
+/// rotation), and
+/// every frame record must have the pts of the decoded frame it is paired with, in order, with no
+/// frame or record left over.
+public final class RecordReplay {
+    public let recordsPath: String
+    public let inputPath: String
+    /// The recorded run's `--stream`, `--start` and `--duration`: decode the same stream and span.
+    public let streamIndex: Int?
+    public let start: Double?
+    public let duration: Double?
+
+    private let reader: RecordStreamReader
+    private var pending: FrameRecord?
+    private var ended: [TrackRecord] = []
+    private var paired = 0
+
+    public init(records: String, input: String) throws {
+        recordsPath = records
+        inputPath = input
+        reader = try RecordStreamReader(path: records)
+        let stream = reader.stream
+        streamIndex = (stream["stream_index"] as? NSNumber)?.intValue
+        start = (stream["start"] as? NSNumber)?.doubleValue
+        duration = (stream["max_duration"] as? NSNumber)?.doubleValue
+    }
+
+    private func mismatch(_ reason: String) -> SightlineError {
+        .recordsMismatch(records: recordsPath, input: inputPath, reason: reason)
+    }
+
+    /// Refuses records whose stream record does not describe the stream being read.
+    public func check(_ info: VideoStreamInfo) throws {
+        let s = reader.stream
+        func int(_ key: String) -> Int? { (s[key] as? NSNumber)?.intValue }
+        guard let index = int("stream_index"), let codec = s["codec"] as? String, let width = int("coded_width"),
+              let height = int("coded_height"), let base = s["time_base"] as? [NSNumber], base.count == 2 else {
+            throw mismatch("the stream record lacks stream_index, codec, coded_width, coded_height or time_base (not written by sightline analyze?)")
+        }
+        var differences: [String] = []
+        // Geometry is in displayed-frame pixels: another rotation puts every box elsewhere.
+        let rotation = int("rotation") ?? 0
+        if rotation != info.rotation { differences.append("rotation \(rotation) in the records, \(info.rotation) in the video") }
+        if index != info.streamIndex { differences.append("stream \(index) in the records, \(info.streamIndex) in the video") }
+        if codec != info.codec { differences.append("codec \(codec) in the records, \(info.codec) in the video") }
+        if width != info.codedWidth || height != info.codedHeight {
+            differences.append("coded size \(width)x\(height) in the records, \(info.codedWidth)x\(info.codedHeight) in the video")
+        }
+        if base[0].intValue != info.timeBase.num || base[1].intValue != info.timeBase.den {
+            differences.append("time base \(base[0])/\(base[1]) in the records, \(info.timeBase.num)/\(info.timeBase.den) in the video")
+        }
+        if !differences.isEmpty { throw mismatch(differences.joined(separator: "; ")) }
+    }
+
+    /// The next frame record, read ahead past track records.
+    private func peek() throws -> FrameRecord? {
+        while pending == nil, let item = try reader.next() {
+            switch item {
+            case .frame(let record): pending = record
+            case .track(let track): ended.append(track)
+            }
+        }
+        return pending
+    }
+
+    private func describe(_ frame: VideoFrame) -> String {
+        String(format: "frame %d of the video (pts %lld, t=%.3f s)", frame.index, frame.pts, frame.seconds)
+    }
+
+    /// The record of the next decoded frame: it must be the next frame record of the file, with
+    /// the frame's index and pts.
+    public func record(for frame: VideoFrame) throws -> FrameRecord {
+        guard let record = try peek() else {
+            throw mismatch("\(describe(frame)) has no record (the records end after \(paired) frames)")
+        }
+        if record.pts > frame.pts || (record.pts == frame.pts && record.index > frame.index) {
+            throw mismatch("\(describe(frame)) has no record (the next record, line \(reader.line), is frame \(record.index) with pts \(record.pts))")
+        }
+        if record.pts < frame.pts || record.index != frame.index {
+            throw mismatch("the record of frame \(record.index) (line \(reader.line), pts \(record.pts)) has no frame in the video (\(describe(frame)) comes next)")
+        }
+        pending = nil
+        paired += 1
+        return record
+    }
+
+    /// The record with the frame's pts, skipping earlier records (`snapshot`: one frame, not a run
+    /// from the start). Index numbers are not compared: they count from where decoding began.
+    public func record(matching frame: VideoFrame) throws -> FrameRecord {
+        while let record = try peek() {
+            if record.pts == frame.pts {
+                pending = nil
+                return record
+            }
+            if record.pts > frame.pts { break }
+            pending = nil
+        }
+        throw mismatch("\(describe(frame)) has no record")
+    }
+
+    /// Track records read since the last call (they close tracks as the run goes).
+    public func takeEndedTracks() -> [TrackRecord] {
+        defer { ended.removeAll() }
+        return ended
+    }
+
+    /// After the last decoded frame: no frame record may be left over.
+    public func finish(framesDecoded: Int) throws {
+        if let record = try peek() {
+            throw mismatch("the record of frame \(record.index) (line \(reader.line), pts \(record.pts)) has no frame in the video (it ends after \(framesDecoded) frames)")
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import Sightline
+import Synchronization
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw the overlays of saved records into the video again, without detecting anything.",
+        discussion: """
+            RECORDS must be the output of `sightline analyze` on INPUT: its stream record must name \
+            the same stream (index, codec, coded size, time base) and its frame records must have the \
+            pts of the decoded frames, one for one, in order; otherwise nothing is drawn and the exit \
+            code is 65. A run made with --start/--duration renders that same span. The input's audio \
+            is copied as with analyze --render (whole-file runs only).
+            """
+    )
+
+    @Argument(help: "The video the records were made from.")
+    var input: String
+
+    @Argument(help: "The JSON Lines records of `sightline analyze` on that video.")
+    var records: String
+
+    @Option(name: .shortAndLong, help: "Where to write the video with overlays (fragmented MP4, H.264).")
+    var output: String
+
+    @OptionGroup var rendering: RenderOptions
+
+    @Option(help: ArgumentHelp("Also write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
+    var thumbnails: String?
+
+    @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
+    var decoderThreads: Int = 0
+
+    @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
+    var allowNetwork = false
+
+    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Show FFmpeg's warnings about the input on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
+    }
+
+    func run() throws {
+        VideoFileSource.showLibraryWarnings(verbose)
+        let painter = try rendering.painter()
+        let replay = try recordFile { try RecordReplay(records: records, input: input) }
+        let source = try VideoFileSource(path: input, options: SourceOptions(
+            streamIndex: replay.streamIndex, start: replay.start, duration: replay.duration, allowNetwork: allowNetwork,
+            decoderThreads: decoderThreads, keepAudio: true))
+        try replay.check(source.info)
+        let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
+        let renderer = OverlayRenderer(painter: painter, writer: try MP4Writer(path: output, source: source, options: rendering.encoder),
+                                       audioFrom: source)
+        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
+                                totalFrames: Progress.expectedFrames(source.info, start: replay.start, duration: replay.duration))
+
+        // SIGINT/SIGTERM: stop reading and finish the video written so far.
+        let stop = StopRequest()
+        let signals = stopOnSignals { stop.request() }
+        defer { signals.forEach { $0.cancel() } }
+
+        var frames = 0
+        do {
+            while !stop.isRequested, let frame = try source.nextFrame() {
+                let record = try recordFile { try replay.record(for: frame) }
+                try renderer.render(record, on: frame)
+                try thumbnailCollector?.observe(record, frame: frame)
+                for track in replay.takeEndedTracks() { try thumbnailCollector?.trackEnded(track.id) }
+                frames += 1
+                progress.update(frames: frames, seconds: frame.seconds)
+            }
+            if !stop.isRequested { try recordFile { try replay.finish(framesDecoded: frames) } }
+        } catch let error as SightlineError {
+            progress.finish()
+            if case .recordsMismatch = error {
+                // Overlays from records of another video are worthless: leave nothing behind.
+                try? renderer.finish()
+                try? FileManager.default.removeItem(atPath: output)
+                thumbnailCollector?.discard()
+            }
+            throw error
+        }
+        progress.finish()
+        try renderer.finish()
+        try thumbnailCollector?.finish()
+
+        if stop.isRequested { throw ExitCode(130) }
+        let damage = source.damage
+        if !damage.isEmpty {
+            var reasons: [String] = []
+            if damage.corruptFrames > 0 { reasons.append("\(damage.corruptFrames) corrupt packets or frames skipped") }
+            if let readError = damage.readError { reasons.append(readError) }
+            throw SightlineError.inputDamaged(path: input, reason: reasons.joined(separator: "; ") + " (\(frames) frames rendered)")
+        }
+    }
+}
+
+/// Runs `body`, turning a malformed record file into one stderr line and its exit code (65, or 66
+/// when it cannot be read).
+func recordFile<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as RecordFileError {
+        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
+        throw ExitCode(error.exitCode)
+    }
+}
+
+/// Set from a signal handler, read by the loop it stops.
+final class StopRequest: Sendable {
+    private let flag = Atomic(false)
+    func request() { flag.store(true, ordering: .relaxed) }
+    var isRequested: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Calls `handler` on SIGINT or SIGTERM instead of ending the process (and ignores SIGPIPE, so a
+/// closed pipe is a write error).
+func stopOnSignals(_ handler: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
+    signal(SIGPIPE, SIG_IGN)
+    return [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Sightline
+
+struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one frame with its overlays as a PNG still.",
+        discussion: """
+            The frame is the first whose time is at or after --at. Its observations come from \
+            --records (which must be the output of `sightline analyze` on INPUT, exit code 65 \
+            otherwise), or else from the detectors run on that frame alone (no tracking, so no \
+            track ids). The still is upright as displayed (rotation applied).
+            """
+    )
+
+    @Argument(help: "The video file to read (anything FFmpeg opens).")
+    var input: String
+
+    @Option(help: ArgumentHelp("Time of the frame, in seconds from the start of the stream.", valueName: "SECONDS"))
+    var at: Double
+
+    @Option(help: "Take the observations from these records of `sightline analyze` instead of detecting.")
+    var records: String?
+
+    @Option(name: .shortAndLong, help: "Where to write the PNG.")
+    var output: String
+
+    @Option(help: "Index of the video stream to read, without --records (default: the best video stream).")
+    var stream: Int?
+
+    @Flag(help: "Also print the frame's record (what was drawn) as one JSON line on standard output.")
+    var json = false
+
+    @OptionGroup var overlay: OverlayOptions
+
+    @OptionGroup var detection: DetectionOptions
+
+    @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
+    var allowNetwork = false
+
+    @Flag(name: .shortAndLong, help: "Show FFmpeg's warnings about the input on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if !(at >= 0 && at.isFinite) { throw ValidationError("--at must be a time of 0 seconds or more.") }
+        if let stream, stream < 0 { throw ValidationError("--stream must be 0 or more, not \(stream).") }
+        if records != nil && stream != nil { throw ValidationError("--stream cannot be combined with --records (the records name their stream).") }
+    }
+
+    func run() throws {
+        VideoFileSource.showLibraryWarnings(verbose)
+        let painter = try overlay.painter()
+        let replay = try records.map { path in try recordFile { try RecordReplay(records: path, input: input) } }
+        // Without records the detectors run: set them up (and find a DNN model) before reading.
+        let analyzer = try replay == nil ? FrameAnalyzer(faces: detection.faceDetectorOptions(), codes: detection.codeReaderOptions()) : nil
+        let source = try VideoFileSource(path: input, options: SourceOptions(
+            streamIndex: replay?.streamIndex ?? stream, start: at, allowNetwork: allowNetwork))
+        try replay?.check(source.info)
+        guard let frame = try source.nextFrame() else {
+            let end = source.info.duration.map { String(format: " (the video ends at %.3f s)", $0) } ?? ""
+            throw SightlineError.timeOutOfRange(path: input, reason: String(format: "no frame at or after --at %.3f s", at) + end)
+        }
+        let record: FrameRecord
+        if let replay {
+            record = try recordFile { try replay.record(matching: frame) }
+        } else {
+            record = analyzer!.analyze(frame)
+        }
+        try PNGWriter.write(try painter.still(record, on: frame), to: output)
+        if json { print(record.json.serialized()) }
+    }
+}

@@ -73,71 +73,30 @@ struct Analyze: ParsableCommand {
                                           threads: detection.workerThreads, detectEvery: detection.detectEvery)
         let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
                                          faces: faceOptions, codes: codeOptions)
-        let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let writer = try JSONLinesWriter(path: output)
         let renderer = try rendered.map { path, painter in
             OverlayRenderer(painter: painter,
                             writer: try MP4Writer(path: path, source: source, options: rendering.encoder),
                             audioFrom: source)
         }
-        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
-                                totalFrames: expectedFrames(source.info))
+        let out = RunOutput(tracking: tracking, writer: writer, renderer: renderer,
+                            thumbnails: try thumbnails.map { try ThumbnailCollector(directory: $0) },
+                            progress: Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
+                                               totalFrames: Progress.expectedFrames(source.info, start: start, duration: duration)))
 
         // SIGINT/SIGTERM: stop reading, finish the frames in flight, write the summary.
-        signal(SIGPIPE, SIG_IGN)
-        let signals = [SIGINT, SIGTERM].map { number in
-            onSignal(number) { pipeline.stop() }
-        }
+        let signals = stopOnSignals { pipeline.stop() }
         defer { signals.forEach { $0.cancel() } }
 
-        let clock = ContinuousClock.now
         try writer.write(StreamRecord(tool: "sightline \(sightlineVersion)", stream: source.info,
                                       faces: faceOptions, codes: codeOptions, tracking: tracking.configuration,
                                       start: start, duration: duration).json)
-        var summary = SummaryRecord()
-        let result = try pipeline.run { analyzed, frame in
-            let (record, ended) = tracking.process(analyzed, frame: frame)
-            try writer.write(record.json)
-            try renderer?.render(record, on: frame)
-            try thumbnailCollector?.observe(record, frame: frame)
-            summary.add(record)
-            for track in ended { try writer.write(track.json) }
-            for track in ended { try thumbnailCollector?.trackEnded(track.id) }
-            summary.tracks += ended.count
-            progress.update(frames: record.index + 1, seconds: record.t)
-        }
-        progress.finish()
-        try renderer?.finish()
-        let remaining = tracking.finish()
-        for track in remaining { try writer.write(track.json) }
-        try thumbnailCollector?.finish()
-        summary.tracks += remaining.count
-        summary.analyzerErrors = result.analyzerErrors.count + tracking.errors
-        summary.damage = result.damage
-        summary.interrupted = result.interrupted
-        if timing {
-            summary.wallSeconds = (ContinuousClock.now - clock).seconds
-        }
-        try writer.write(summary.json)
+        let result = try pipeline.run { try out.take($0, frame: $1) }
+        try out.finish(result, timing: timing)
 
         if result.interrupted { throw ExitCode(130) }
         if !result.damage.isEmpty {
-            var reasons: [String] = []
-            if result.damage.corruptFrames > 0 { reasons.append("\(result.damage.corruptFrames) corrupt packets or frames skipped") }
-            if let readError = result.damage.readError { reasons.append(readError) }
-            throw SightlineError.inputDamaged(path: input, reason: reasons.joined(separator: "; ") + " (\(summary.frames) frames analyzed)")
+            throw SightlineError.inputDamaged(path: input, reason: "\(result.damage) (\(out.summary.frames) frames analyzed)")
         }
-    }
-}
-
-extension Analyze {
-    /// Frames the run should see, for the progress line: the container's count, less what
-    /// --start skips and --duration leaves out.
-    func expectedFrames(_ info: VideoStreamInfo) -> Int? {
-        let fps = info.frameRate.den > 0 ? Double(info.frameRate.num) / Double(info.frameRate.den) : 0
-        var frames = info.frameCountHint
-        if let start, let total = frames { frames = max(0, total - Int(start * fps)) }
-        if let duration, fps > 0 { frames = min(frames ?? Int.max, Int((duration * fps).rounded(.up))) }
-        return frames
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Sightline
-import Synchronization
 
 struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,6 +56,9 @@ struct Capture: ParsableCommand {
 
     @OptionGroup var rendering: RenderOptions
 
+    @Option(help: ArgumentHelp("Write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
+    var thumbnails: String?
+
     @Flag(help: "Add the wall time to the summary record.")
     var timing = false
 
@@ -95,72 +97,38 @@ struct Capture: ParsableCommand {
         let recorder = try recording.map { path, painter in
             OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: camera.info, options: rendering.encoder))
         }
-        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0, totalFrames: frames)
+        let out = RunOutput(tracking: tracking, writer: writer, renderer: recorder,
+                            thumbnails: try thumbnails.map { try ThumbnailCollector(directory: $0) },
+                            progress: Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0, totalFrames: frames))
+        out.progressNote = { [unowned out] in "dropped \(out.summary.droppedFrames)  lost \(camera.lostFrames)" }
 
         // SIGINT/SIGTERM: stop capturing, finish the frames in flight; SIGUSR1: pause the recording.
-        let paused = Atomic(false)
-        signal(SIGPIPE, SIG_IGN)
-        var handlers = [SIGINT, SIGTERM].map { number in
-            onSignal(number) { pipeline.stop() }
-        }
+        let paused = SignalFlag()
+        var handlers = stopOnSignals { pipeline.stop() }
         handlers.append(onSignal(SIGUSR1) {
-            let nowPaused = !paused.load(ordering: .relaxed)
-            paused.store(nowPaused, ordering: .relaxed)
+            let nowPaused = paused.toggle()
             if record != nil, !quiet {
                 FileHandle.standardError.write(Data("\nsightline: recording \(nowPaused ? "paused" : "resumed")\n".utf8))
             }
         })
         defer { handlers.forEach { $0.cancel() } }
+        out.rendering = { !paused.isRequested }
 
-        let clock = ContinuousClock.now
         var stream = StreamRecord(tool: "sightline \(sightlineVersion)", stream: camera.info, faces: faceOptions,
                                   codes: codeOptions, tracking: tracking.configuration, duration: duration)
         stream.camera = camera.camera
         stream.dropLateFrames = !noDrop
         try writer.write(stream.json)
-        var summary = SummaryRecord()
-        summary.live = true
-        // A dropped frame is recorded with the last analyzed frame's overlays, so they do not flicker.
-        var lastAnalyzed: FrameRecord?
-        let result = try pipeline.run { analyzed, frame in
-            let (record, ended) = tracking.process(analyzed, frame: frame)
-            try writer.write(record.json)
-            let dropped = record.faceStatus == .dropped || record.codeStatus == .dropped
-            if !dropped { lastAnalyzed = record }
-            if let recorder, !paused.load(ordering: .relaxed) {
-                try recorder.render(dropped ? (lastAnalyzed ?? record) : record, on: frame)
-            }
-            summary.add(record)
-            for track in ended { try writer.write(track.json) }
-            summary.tracks += ended.count
-            progress.update(frames: record.index + 1, seconds: record.t,
-                            note: "dropped \(summary.droppedFrames)  lost \(camera.lostFrames)")
+        let result = try pipeline.run { try out.take($0, frame: $1) }
+        try out.finish(result, timing: timing) { summary in
+            summary.live = true
+            summary.lostFrames = camera.lostFrames
         }
-        progress.finish()
-        try recorder?.finish()
-        let remaining = tracking.finish()
-        for track in remaining { try writer.write(track.json) }
-        summary.tracks += remaining.count
-        summary.analyzerErrors = result.analyzerErrors.count + tracking.errors
-        summary.damage = result.damage
-        summary.interrupted = result.interrupted
-        summary.lostFrames = camera.lostFrames
-        if timing { summary.wallSeconds = (ContinuousClock.now - clock).seconds }
-        try writer.write(summary.json)
 
         if let readError = result.damage.readError {
-            throw SightlineError.inputDamaged(path: device, reason: readError + " (\(summary.frames) frames captured)")
+            throw SightlineError.inputDamaged(path: device, reason: readError + " (\(out.summary.frames) frames captured)")
         }
     }
-}
-
-/// Runs `handler` (on a dispatch queue, not in the signal handler) when the process gets `number`.
-func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler(handler: handler)
-    source.resume()
-    return source
 }
 
 extension FrameSize: ExpressibleByArgument {

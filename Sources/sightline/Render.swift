@@ -60,7 +60,7 @@ struct Render: ParsableCommand {
                                 totalFrames: Progress.expectedFrames(source.info, start: replay.start, duration: replay.duration))
 
         // SIGINT/SIGTERM: stop reading and finish the video written so far.
-        let stop = StopRequest()
+        let stop = SignalFlag()
         let signals = stopOnSignals { stop.request() }
         defer { signals.forEach { $0.cancel() } }
 
@@ -92,10 +92,7 @@ struct Render: ParsableCommand {
         if stop.isRequested { throw ExitCode(130) }
         let damage = source.damage
         if !damage.isEmpty {
-            var reasons: [String] = []
-            if damage.corruptFrames > 0 { reasons.append("\(damage.corruptFrames) corrupt packets or frames skipped") }
-            if let readError = damage.readError { reasons.append(readError) }
-            throw SightlineError.inputDamaged(path: input, reason: reasons.joined(separator: "; ") + " (\(frames) frames rendered)")
+            throw SightlineError.inputDamaged(path: input, reason: "\(damage) (\(frames) frames rendered)")
         }
     }
 }
@@ -108,25 +105,5 @@ func recordFile<T>(_ body: () throws -> T) throws -> T {
     } catch let error as RecordFileError {
         FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
         throw ExitCode(error.exitCode)
-    }
-}
-
-/// Set from a signal handler, read by the loop it stops.
-final class StopRequest: Sendable {
-    private let flag = Atomic(false)
-    func request() { flag.store(true, ordering: .relaxed) }
-    var isRequested: Bool { flag.load(ordering: .relaxed) }
-}
-
-/// Calls `handler` on SIGINT or SIGTERM instead of ending the process (and ignores SIGPIPE, so a
-/// closed pipe is a write error).
-func stopOnSignals(_ handler: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
-    signal(SIGPIPE, SIG_IGN)
-    return [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler(handler: handler)
-        source.resume()
-        return source
     }
 }

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CVision
 import Foundation
+import Synchronization
 
 /// What to capture from a camera.
 public struct CameraOptions: Sendable {
@@ -39,8 +40,10 @@ public final class CameraSource: FrameSource {
     public let info: VideoStreamInfo
     public let camera: CameraFacts
     public private(set) var damage = DecodeDamage()
-    /// Frames the driver dropped before Sightline could take them (sequence-number gaps).
-    public private(set) var lostFrames = 0
+    /// Frames the driver dropped before Sightline could take them (sequence-number gaps). Safe
+    /// to read from any thread while capture goes on.
+    public var lostFrames: Int { lost.load(ordering: .relaxed) }
+    private let lost = Atomic(0)
 
     private let device: V4L2Device
     private let options: CameraOptions
@@ -100,7 +103,7 @@ public final class CameraSource: FrameSource {
         }
         defer { try? device.requeue(filled) }
 
-        if let last = lastSequence, filled.sequence > last &+ 1 { lostFrames += Int(filled.sequence - last - 1) }
+        if let last = lastSequence, filled.sequence > last &+ 1 { lost.add(Int(filled.sequence - last - 1), ordering: .relaxed) }
         lastSequence = filled.sequence
         let first = firstTimestamp ?? filled.timestamp
         firstTimestamp = first

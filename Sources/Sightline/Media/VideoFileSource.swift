@@ -55,6 +55,16 @@ public struct DecodeDamage: Sendable, Equatable {
     public var isEmpty: Bool { corruptFrames == 0 && readError == nil }
 }
 
+extension DecodeDamage: CustomStringConvertible {
+    /// What went wrong, for an error line: "3 corrupt packets or frames skipped; read error: …".
+    public var description: String {
+        var reasons: [String] = []
+        if corruptFrames > 0 { reasons.append("\(corruptFrames) corrupt packets or frames skipped") }
+        if let readError { reasons.append(readError) }
+        return reasons.joined(separator: "; ")
+    }
+}
+
 /// Reads the video frames of a file (or pipe) in presentation order with libavformat/libavcodec.
 /// One instance is used by one thread.
 public final class VideoFileSource {

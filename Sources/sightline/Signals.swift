@@ -1,0 +1,28 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Set from a signal handler, read by the loop it stops (or the recording it pauses).
+final class SignalFlag: Sendable {
+    private let flag = Atomic(false)
+    func request() { flag.store(true, ordering: .relaxed) }
+    var isRequested: Bool { flag.load(ordering: .relaxed) }
+    /// Flips the flag; returns the new value.
+    func toggle() -> Bool { !flag.logicalXor(true, ordering: .relaxed).oldValue }
+}
+
+/// Calls `handler` on SIGINT or SIGTERM instead of ending the process (and ignores SIGPIPE, so a
+/// closed pipe is a write error).
+func stopOnSignals(_ handler: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
+    signal(SIGPIPE, SIG_IGN)
+    return [SIGINT, SIGTERM].map { onSignal($0, handler) }
+}
+
+/// Runs `handler` (on a dispatch queue, not in the signal handler) when the process gets `number`.
+func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler(handler: handler)
+    source.resume()
+    return source
+}

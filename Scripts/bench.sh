@@ -9,6 +9,7 @@
 #
 # usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
 #                         [--faces BACKEND] [--reps N] [--quick | --long]
+#                         [-- ANALYZE-OPTIONS...]
 #
 # Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
 # 1080p input also what Samples/make_samples.py needs (see Samples/README.md).
@@ -38,6 +39,8 @@ options:
   --quick           only the 720p input
   --long            also 20 s and 2 min 1080p inputs (the 1080p sample looped)
                     to check that peak RSS does not grow with length
+  -- OPTIONS...     everything after -- is passed to sightline analyze as well
+                    (e.g. -- --detect-every 5)
   -h, --help        show this help
 EOF
 }
@@ -51,6 +54,7 @@ FACES=""
 REPS=3
 LONG=0
 QUICK=0
+EXTRA_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --sightline) [ $# -ge 2 ] || die "--sightline needs a path"; SIGHTLINE=$2; shift 2 ;;
@@ -61,6 +65,7 @@ while [ $# -gt 0 ]; do
         --long)      LONG=1; shift ;;
         --quick)     QUICK=1; shift ;;
         -h|--help)   usage; exit 0 ;;
+        --)          shift; EXTRA_ARGS=("$@"); break ;;
         *)           usage >&2; die "unknown argument: $1" ;;
     esac
 done
@@ -151,8 +156,9 @@ NPROC=$(nproc)
 echo "nproc:     $NPROC"
 echo "sightline: $VERSION ($SIGHTLINE, sha256 $SHA...)"
 echo "threads:   $THREADS   faces: ${FACES:-default}   reps: $REPS   load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ ${#EXTRA_ARGS[@]} -gt 0 ] && echo "options:   ${EXTRA_ARGS[*]}"
 # A missing model (or any other setup error) fails here, once, with sightline's own message.
-"$BIN" analyze "${inputs[0]}" -q -o /dev/null --duration 0.1 "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" \
+"$BIN" analyze "${inputs[0]}" -q -o /dev/null --duration 0.1 "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}" \
     || die "sightline cannot run with these options (see above)"
 echo
 
@@ -197,7 +203,7 @@ for i in "${!inputs[@]}"; do
         dwall=$WALL_US
 
         jsonl="$RUNS/$base.jsonl"
-        timed "$BIN" analyze "$in" -q -o "$jsonl" --threads "$THREADS" "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}"
+        timed "$BIN" analyze "$in" -q -o "$jsonl" --threads "$THREADS" "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}"
         frames=$(summary_frames "$jsonl")
         printf '%s\tanalyze\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" >>"$RAW"
         awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$WALL_US" -v m="$RSS_KB" -v f="$frames" \

@@ -24,8 +24,12 @@ public final class TrackingStage {
         tracker = Tracker(options: options)
         self.detectEvery = max(1, detectEvery)
         codeOptions = codes
-        // Region search needs detectors of its own (the workers' are busy on other frames).
-        faceDetector = detectEvery > 1 ? try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) } : nil
+        // Region search needs detectors of its own (the workers' are busy on other frames). Faces
+        // are searched with a cascade for the DNN backends too: a network costs a whole pass per
+        // call, a cascade only what the small region holds.
+        var regionFaces = faces
+        if faces.backend.model != nil { regionFaces.backend = .haarAlt2 }
+        faceDetector = detectEvery > 1 ? try regionFaces.cascadePath().map { try CascadeFaceDetector(options: regionFaces, path: $0) } : nil
     }
 
     /// The tracking settings, as the stream record reports them.

@@ -16,7 +16,8 @@
 //   SLV_FAKE_FPS     frame rate (default 30)
 //   SLV_FAKE_TRACE   print each ioctl on stderr
 //   SLV_FAKE_FAIL    make one step fail: open:EACCES, open:EBUSY, S_FMT:EINVAL, S_FMT:EBUSY,
-//                    STREAMON:EBUSY, DQBUF:ENODEV@N (the camera disappears after N frames)
+//                    STREAMON:EBUSY, DQBUF:ENODEV@N (the camera disappears after N frames),
+//                    DQBUF:EAGAIN@N (from frame N on, every frame is one libv4l2 cannot convert)
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -82,7 +83,7 @@ static int injected(const char *step) {
     if (at && sequence < (uint32_t)atoi(at + 1)) return 0;
     size_t len = at ? (size_t)(at - name) : strlen(name);
     static const struct { const char *name; int value; } names[] = {
-        {"EACCES", EACCES}, {"EBUSY", EBUSY}, {"EINVAL", EINVAL}, {"ENODEV", ENODEV}, {"EIO", EIO}};
+        {"EACCES", EACCES}, {"EBUSY", EBUSY}, {"EINVAL", EINVAL}, {"ENODEV", ENODEV}, {"EIO", EIO}, {"EAGAIN", EAGAIN}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i].name) == len && strncmp(names[i].name, name, len) == 0) return names[i].value;
     return EIO;

@@ -207,6 +207,15 @@ final class CaptureTests: XCTestCase {
         let video = try probe(path("gone.mp4"))
         XCTAssertEqual(video.pts.count, 10)
         XCTAssertEqual(video.errors, "")
+
+        // Frames libv4l2 cannot convert are skipped and counted; a camera sending only those ends the run.
+        let garbage = try FakeCamera.sightline(["capture", "--device", FakeCamera.device, "--no-drop", "-q", "-o", path("bad.jsonl")],
+                                               fail: "DQBUF:EAGAIN@5")
+        XCTAssertEqual(garbage.status, 2, garbage.stderr)
+        XCTAssertTrue(garbage.stderr.contains("could not convert"), garbage.stderr)
+        let summary = try XCTUnwrap(try records("bad.jsonl").last)
+        XCTAssertEqual(summary["frames"] as? Int, 5)
+        XCTAssertEqual(summary["corrupt_frames"] as? Int, 100)
     }
 
     func testInterruptFinishesRecordsAndRecordingAndPauseLeavesFramesOut() throws {

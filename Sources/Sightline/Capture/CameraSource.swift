@@ -53,6 +53,9 @@ public final class CameraSource: FrameSource {
     private var lastSequence: UInt32?
     private var delivered = 0
     private var ended = false
+    private var unusableInARow = 0
+    /// Unconvertible frames in a row that end the run (a camera sending only garbage).
+    private static let unusableLimit = 100
 
     public init(options: CameraOptions) throws {
         self.options = options
@@ -87,35 +90,51 @@ public final class CameraSource: FrameSource {
     private static func format(_ fps: Double) -> String { String(format: "%g", fps) }
 
     public func nextFrame() throws -> VideoFrame? {
-        guard !ended else { return nil }
-        if let maxFrames = options.maxFrames, delivered >= maxFrames { return finish() }
-        let filled: V4L2Device.FilledBuffer
-        do {
-            guard try device.waitForFrame(seconds: options.stallSeconds) else {
-                damage.readError = "the camera sent no frame for \(Self.format(options.stallSeconds)) s"
+        while !ended {
+            if let maxFrames = options.maxFrames, delivered >= maxFrames { return finish() }
+            let filled: V4L2Device.FilledBuffer
+            do {
+                guard try device.waitForFrame(seconds: options.stallSeconds) else {
+                    damage.readError = "the camera sent no frame for \(Self.format(options.stallSeconds)) s"
+                    return finish()
+                }
+                guard let buffer = try device.dequeue() else {
+                    // libv4l2 could not convert it (a broken MJPEG frame, say): skip, unless the
+                    // camera sends nothing else.
+                    damage.corruptFrames += 1
+                    unusableInARow += 1
+                    if unusableInARow >= Self.unusableLimit {
+                        damage.readError = "the camera sent \(unusableInARow) frames in a row that libv4l2 could not convert"
+                        return finish()
+                    }
+                    continue
+                }
+                unusableInARow = 0
+                filled = buffer
+            } catch {
+                // Unplugged or failing mid-stream: what was captured stays valid.
+                damage.readError = "capture stopped: \(error)"
                 return finish()
             }
-            filled = try device.dequeue()
-        } catch {
-            // Unplugged or failing mid-stream: what was captured stays valid.
-            damage.readError = "capture stopped: \(error)"
-            return finish()
+            defer { try? device.requeue(filled) }
+
+            if let last = lastSequence, filled.sequence > last &+ 1 { lost.add(Int(filled.sequence - last - 1), ordering: .relaxed) }
+            lastSequence = filled.sequence
+            let first = firstTimestamp ?? filled.timestamp
+            firstTimestamp = first
+            let pts = filled.timestamp - first
+            if let maxSeconds = options.maxSeconds, Double(pts) / 1e6 >= maxSeconds { return finish() }
+            guard let picture = try copy(filled.bytes) else {
+                damage.corruptFrames += 1
+                continue
+            }
+            picture.pointee.pts = pts
+            defer { delivered += 1 }
+            return VideoFrame(index: delivered, pts: pts, seconds: Double(pts) / 1e6,
+                              rotation: Rotation(degrees: 0, codedWidth: size.width, codedHeight: size.height),
+                              decoded: picture, gray: nil)
         }
-        defer { try? device.requeue(filled) }
-
-        if let last = lastSequence, filled.sequence > last &+ 1 { lost.add(Int(filled.sequence - last - 1), ordering: .relaxed) }
-        lastSequence = filled.sequence
-        let first = firstTimestamp ?? filled.timestamp
-        firstTimestamp = first
-        let pts = filled.timestamp - first
-        if let maxSeconds = options.maxSeconds, Double(pts) / 1e6 >= maxSeconds { return finish() }
-
-        let picture = try copy(filled.bytes)
-        picture.pointee.pts = pts
-        defer { delivered += 1 }
-        return VideoFrame(index: delivered, pts: pts, seconds: Double(pts) / 1e6,
-                          rotation: Rotation(degrees: 0, codedWidth: size.width, codedHeight: size.height),
-                          decoded: picture, gray: nil)
+        return nil
     }
 
     private func finish() -> VideoFrame? {
@@ -124,14 +143,13 @@ public final class CameraSource: FrameSource {
         return nil
     }
 
-    /// The driver's planar YUV 4:2:0 bytes as a frame of our own (mirrored if asked).
-    private func copy(_ bytes: UnsafeRawBufferPointer) throws -> UnsafeMutablePointer<AVFrame> {
+    /// The driver's planar YUV 4:2:0 bytes as a frame of our own (mirrored if asked); nil for a
+    /// buffer too short to hold the picture.
+    private func copy(_ bytes: UnsafeRawBufferPointer) throws -> UnsafeMutablePointer<AVFrame>? {
         let chromaLine = bytesPerLine / 2
         let lumaBytes = bytesPerLine * size.height
         let chromaBytes = chromaLine * ((size.height + 1) / 2)
-        guard bytes.count >= lumaBytes + 2 * chromaBytes, let base = bytes.baseAddress else {
-            throw SightlineError.deviceUnsupported(path: options.device, reason: "a frame of \(bytes.count) bytes is too short for \(size) YUV 4:2:0")
-        }
+        guard bytes.count >= lumaBytes + 2 * chromaBytes, let base = bytes.baseAddress else { return nil }
         guard let frame = av_frame_alloc() else { throw SightlineError.internal("out of memory allocating a frame") }
         frame.pointee.width = Int32(size.width)
         frame.pointee.height = Int32(size.height)

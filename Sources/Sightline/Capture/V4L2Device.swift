@@ -26,28 +26,23 @@ final class V4L2Device {
         Self.silenceLibrary
         fd = Self.quietly { slv_v4l2_open(path, O_RDWR | O_CLOEXEC) }
         guard fd >= 0 else { throw Self.openError(path: path, errno: slv_errno()) }
+        // From here on, deinit closes the device if init throws.
         let caps: Capability
         do {
             caps = try capability()
         } catch SightlineError.deviceUnsupported {
             // A node that does not know VIDIOC_QUERYCAP (ENOTTY) is no video device at all.
-            v4l2_close(fd)
             throw SightlineError.noVideoStream(path: path, reason: "not a V4L2 device")
-        } catch {
-            v4l2_close(fd)
-            throw error
         }
         guard caps.isCapture else {
-            v4l2_close(fd)
             throw SightlineError.noVideoStream(path: path, reason: "not a video capture device (\(caps.card), driver \(caps.driver))")
         }
     }
 
     deinit {
-        if fd >= 0 {
-            stopStreaming()
-            v4l2_close(fd)
-        }
+        guard fd >= 0 else { return }
+        stopStreaming()
+        v4l2_close(fd)
     }
 
     // MARK: - Queries
@@ -204,9 +199,15 @@ final class V4L2Device {
         }
     }
 
-    func dequeue() throws -> FilledBuffer {
+    /// The next filled buffer; nil when libv4l2 had one it could not convert (it answers EAGAIN).
+    func dequeue() throws -> FilledBuffer? {
         var buffer = Self.buffer(index: 0)
-        try ioctl(SLV_VIDIOC_DQBUF, &buffer, "read a frame")
+        let fd = self.fd
+        guard withUnsafeMutableBytes(of: &buffer, { slv_v4l2_ioctl(fd, SLV_VIDIOC_DQBUF, $0.baseAddress) }) == 0 else {
+            let code = slv_errno()
+            if code == EAGAIN { return nil }
+            throw Self.error(path: path, errno: code, action: "read a frame")
+        }
         let mapping = mappings[Int(buffer.index)]
         let used = min(mapping.length, Int(buffer.bytesused > 0 ? buffer.bytesused : UInt32(mapping.length)))
         return FilledBuffer(index: buffer.index, bytes: UnsafeRawBufferPointer(start: mapping.address, count: used),

@@ -40,6 +40,13 @@ final class RenderTests: XCTestCase {
         let run = try sightline("analyze", Fixtures.sample, "-q", "--render", out, "-o", dir.appendingPathComponent("r.jsonl").path)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try ptsList(out), try ptsList(Fixtures.sample))
+        // The colour description is the input's (BT.709, video range), so players show the same colours.
+        func colorTags(_ path: String) throws -> String {
+            try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                "stream=color_range,color_space,color_transfer,color_primaries", "-of", "csv=p=0", path]).stdoutText
+        }
+        XCTAssertEqual(try colorTags(out), "tv,bt709,bt709,bt709\n")
+        XCTAssertEqual(try colorTags(out), try colorTags(Fixtures.sample))
 
         // Box outlines are drawn in the face colour (green): the middle of a truth face's left edge.
         let truth = try RecordFile(path: Fixtures.sampleTruth).frames[30]

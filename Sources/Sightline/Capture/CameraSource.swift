@@ -82,10 +82,14 @@ public final class CameraSource: FrameSource {
         let rate = fps.map { (Int(($0 * 1000).rounded()), 1000) } ?? (0, 1)
         info = VideoStreamInfo(source: path, container: "v4l2", codec: "rawvideo", streamIndex: 0,
                                codedWidth: size.width, codedHeight: size.height, rotation: 0,
-                               timeBase: (1, 1_000_000), frameRate: rate, duration: nil, frameCountHint: options.maxFrames)
+                               timeBase: (1, 1_000_000), frameRate: rate, duration: nil, frameCountHint: options.maxFrames,
+                               color: Self.color)
         camera = CameraFacts(card: caps.card, driver: caps.driver, bus: caps.bus, mirror: options.mirror)
         try device.startStreaming(buffers: options.buffers)
     }
+
+    /// What webcams deliver, and what libv4l2's conversions assume: BT.601 (SMPTE 170M), video range.
+    private static let color = ColorDescription(primaries: 6, transfer: 6, matrix: 6, fullRange: false)
 
     private static func format(_ fps: Double) -> String { String(format: "%g", fps) }
 
@@ -154,7 +158,7 @@ public final class CameraSource: FrameSource {
         frame.pointee.width = Int32(size.width)
         frame.pointee.height = Int32(size.height)
         frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-        frame.pointee.colorspace = AVCOL_SPC_SMPTE170M
+        frame.pointee.colorspace = AVColorSpace(rawValue: UInt32(Self.color.matrix))
         frame.pointee.color_range = AVCOL_RANGE_MPEG
         guard av_frame_get_buffer(frame, 0) >= 0 else {
             var owned: UnsafeMutablePointer<AVFrame>? = frame

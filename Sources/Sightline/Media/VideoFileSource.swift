@@ -19,6 +19,24 @@ public struct VideoStreamInfo: Sendable {
     public var duration: Double?
     /// Number of frames, when the container knows it (an estimate for progress only).
     public var frameCountHint: Int?
+    /// How the picture's values map to colours, carried into rendered videos.
+    public var color = ColorDescription()
+}
+
+/// Colour primaries, transfer characteristics and matrix as ITU-T H.273 code points (2 is
+/// "unspecified"), and the value range: what a player needs to show the picture's colours right.
+public struct ColorDescription: Sendable, Equatable {
+    public var primaries = 2
+    public var transfer = 2
+    public var matrix = 2
+    /// nil when unspecified.
+    public var fullRange: Bool?
+    public init(primaries: Int = 2, transfer: Int = 2, matrix: Int = 2, fullRange: Bool? = nil) {
+        self.primaries = primaries
+        self.transfer = transfer
+        self.matrix = matrix
+        self.fullRange = fullRange
+    }
 }
 
 public struct SourceOptions: Sendable {
@@ -189,7 +207,12 @@ public final class VideoFileSource {
             codec: String(cString: avcodec_get_name(params.pointee.codec_id)),
             streamIndex: index, codedWidth: Int(params.pointee.width), codedHeight: Int(params.pointee.height),
             rotation: degrees, timeBase: (Int(timeBase.num), Int(timeBase.den)),
-            frameRate: (Int(rate.num), Int(rate.den)), duration: duration, frameCountHint: frames)
+            frameRate: (Int(rate.num), Int(rate.den)), duration: duration, frameCountHint: frames,
+            color: ColorDescription(primaries: Int(params.pointee.color_primaries.rawValue),
+                                    transfer: Int(params.pointee.color_trc.rawValue),
+                                    matrix: Int(params.pointee.color_space.rawValue),
+                                    fullRange: params.pointee.color_range == AVCOL_RANGE_JPEG ? true
+                                        : params.pointee.color_range == AVCOL_RANGE_MPEG ? false : nil))
 
         startSeconds = options.start
         endSeconds = options.duration.map { (options.start ?? 0) + $0 }

@@ -53,6 +53,14 @@ public final class MP4Writer {
         ctx.pointee.width = Int32(width)
         ctx.pointee.height = Int32(height)
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        // The drawn copy keeps a YUV input's values, so its colour description is the input's; an
+        // RGB input (matrix 0) is turned into BT.601 video-range YUV by swscale.
+        let color = info.color.matrix == 0 ? ColorDescription(primaries: info.color.primaries, transfer: info.color.transfer,
+                                                               matrix: 6, fullRange: false) : info.color
+        ctx.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
+        ctx.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(color.transfer))
+        ctx.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.matrix))
+        ctx.pointee.color_range = color.fullRange.map { $0 ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG } ?? AVCOL_RANGE_UNSPECIFIED
         ctx.pointee.time_base = av_make_q(Int32(timeBase.num), Int32(timeBase.den))
         if frameRate.num > 0 && frameRate.den > 0 { ctx.pointee.framerate = av_make_q(Int32(frameRate.num), Int32(frameRate.den)) }
         // A keyframe, and so a flushed fragment, about every second: a killed run loses at most that.

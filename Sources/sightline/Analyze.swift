@@ -72,6 +72,7 @@ struct Analyze: ParsableCommand {
         let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions,
                                           threads: detection.workerThreads, detectEvery: detection.detectEvery)
         let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
+                                         lanes: detection.workerThreads,
                                          faces: faceOptions, codes: codeOptions)
         let writer = try JSONLinesWriter(path: output)
         let renderer = try rendered.map { path, painter in

@@ -92,6 +92,7 @@ struct Capture: ParsableCommand {
                                           threads: detection.workerThreads, detectEvery: detection.detectEvery,
                                           policy: noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames)
         let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
+                                         lanes: detection.workerThreads,
                                          faces: faceOptions, codes: codeOptions)
         let writer = try JSONLinesWriter(path: output)
         let recorder = try recording.map { path, painter in

@@ -81,6 +81,12 @@ final class SampleTrackingTests: XCTestCase {
         let late = strided.first { $0.codes.contains { $0.text == "SIGHTLINE-QR-2 enters halfway" } }
         XCTAssertEqual(late?.index, 150)
         XCTAssertEqual(try tracks(run.stdout).count, 5)
+
+        // The region searches of a frame run in parallel lanes (one per thread), but the output
+        // is the same byte for byte with one thread.
+        let serial = try sightline("analyze", Fixtures.sample, "-q", "--detect-every", "5", "--threads", "1")
+        XCTAssertEqual(serial.status, 0, serial.stderr)
+        XCTAssertEqual(serial.stdout, run.stdout)
     }
 
     func testTracksCommandPrintsTheTimeline() throws {

@@ -4,34 +4,32 @@ public struct TrackingConfiguration: Sendable, Equatable {
     public var detectEvery: Int
 }
 
+import Dispatch
+
 /// The ordered stage after the synchronizer: on frames skipped by the detection stride it
 /// searches the frame around each live track's predicted place, then it gives every
-/// observation its track id. Runs on one thread, in frame order, so it is deterministic.
-/// It is the one serial stage, so it stays lean: face attributes are read on detection frames
-/// only (by the parallel workers).
+/// observation its track id. Runs in frame order, so it is deterministic; as the one serial
+/// stage it stays lean: the searches of one frame run in parallel (each on its own searcher,
+/// results kept in track order), and face attributes are read on detection frames only (by the
+/// parallel workers).
 public final class TrackingStage {
     private let tracker: Tracker
     private let detectEvery: Int
-    private let faceDetector: CascadeFaceDetector?
-    private let codeOptions: CodeReaderOptions
-    /// Region search reads one known code at a time: a reader per symbology, which skips every
-    /// other format's pass (most of zxing's time on a region that holds a QR code).
-    private var codeReaders: [Symbology: CodeReader] = [:]
+    /// One region searcher per lane of parallel search (none without a detection stride).
+    private let searchers: [RegionSearcher]
     /// Region searches that failed with an error (counted in the summary).
     public private(set) var errors = 0
 
-    public init(tracker options: TrackerOptions, detectEvery: Int, faces: FaceDetectorOptions, codes: CodeReaderOptions) throws {
+    /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
+    public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: FaceDetectorOptions,
+                codes: CodeReaderOptions) throws {
         tracker = Tracker(options: options)
         self.detectEvery = max(1, detectEvery)
-        codeOptions = codes
-        // Region search needs detectors of its own (the workers' are busy on other frames). Faces
-        // are searched with a cascade for the DNN backends too: a network costs a whole pass per
-        // call, a cascade only what the small region holds.
-        var regionFaces = faces
-        if faces.backend.model != nil { regionFaces.backend = .haarAlt2 }
-        faceDetector = detectEvery > 1 ? try regionFaces.cascadePath().map { try CascadeFaceDetector(options: regionFaces, path: $0) } : nil
+        // Region search needs detectors of its own (the workers' are busy on other frames).
+        searchers = detectEvery > 1
+            ? try (0..<max(1, lanes)).map { _ in try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery) }
+            : []
     }
-
     /// The tracking settings, as the stream record reports them.
     public var configuration: TrackingConfiguration {
         TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: detectEvery)
@@ -57,75 +55,52 @@ public final class TrackingStage {
     // MARK: - Region search
 
     private func refine(_ record: inout FrameRecord, in frame: VideoFrame) {
+        guard let first = searchers.first else { return }
         let luma = frame.luma
         let rotation = frame.rotation
-        let searchFaces = record.faceStatus == .skipped && faceDetector != nil
-        let searchCodes = record.codeStatus == .skipped && codeOptions.backend != .off
+        let searchFaces = record.faceStatus == .skipped && first.searchesFaces
+        let searchCodes = record.codeStatus == .skipped && first.searchesCodes
+        let predictions = tracker.predictions
+        var outcomes = [RegionSearcher.Outcome](repeating: .nothing, count: predictions.count)
+        let lanes = min(searchers.count, predictions.count)
+        outcomes.withUnsafeMutableBufferPointer { out in
+            let work = SearchLanes(out: out, searchers: searchers, predictions: predictions, luma: luma, rotation: rotation,
+                                   faces: searchFaces, codes: searchCodes, lanes: lanes)
+            if lanes > 1 { DispatchQueue.concurrentPerform(iterations: lanes) { work.run(lane: $0) } } else if lanes == 1 { work.run(lane: 0) }
+        }
         var faceFailed = false, codeFailed = false
-        for prediction in tracker.predictions {
-            // Search the predicted box grown by half its size on every side.
-            let b = prediction.box
-            let region = Box(x: b.x - b.w / 2, y: b.y - b.h / 2, w: b.w * 2, h: b.h * 2)
-            // Where refinement fails, the motion model's box stands in, for at most one stride.
-            let mayInterpolate = prediction.misses <= detectEvery
-            switch prediction.kind {
-            case .face where searchFaces:
-                do {
-                    // The face keeps roughly its size from one frame to the next: a few coarse
-                    // pyramid levels around it will do.
-                    let side = min(b.w, b.h)
-                    let found = try faceDetector!.detect(in: luma, rotation: rotation, region: region,
-                                                         sizes: max(8, Int(0.7 * side))...max(9, Int(1.45 * side)),
-                                                         scaleFactor: 1.2)
-                    if let best = found.max(by: { b.iou($0.box) < b.iou($1.box) }), b.iou(best.box) >= 0.2 {
-                        record.faces.append(FaceObservation(box: best.box, score: best.score, track: prediction.id, source: .refined))
-                    } else if mayInterpolate {
-                        record.faces.append(FaceObservation(box: b, score: 0, track: prediction.id, source: .interpolated))
-                    }
-                } catch {
-                    faceFailed = true
-                }
-            case .code where searchCodes:
-                guard let symbology = prediction.record.symbology, let text = prediction.record.text,
-                      let bytes = prediction.record.bytes else { continue }
-                let key = Tracker.key(symbology, bytes)
-                do {
-                    let codes = try codesIn(region, symbology: symbology, luma: luma, rotation: rotation)
-                    let same = codes.filter { Tracker.key($0) == key }
-                    if var best = same.min(by: { $0.box.center.distance(to: b.center) < $1.box.center.distance(to: b.center) }) {
-                        best.track = prediction.id
-                        best.source = .refined
-                        record.codes.append(best)
-                    } else if mayInterpolate {
-                        let corners = [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y),
-                                       Point(x: b.x + b.w, y: b.y + b.h), Point(x: b.x, y: b.y + b.h)]
-                        record.codes.append(CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: corners,
-                                                            track: prediction.id, source: .interpolated))
-                    }
-                } catch {
-                    codeFailed = true
-                }
-            default:
-                continue
+        for outcome in outcomes {
+            switch outcome {
+            case .face(let face): record.faces.append(face)
+            case .code(let code): record.codes.append(code)
+            case .faceFailed: faceFailed = true
+            case .codeFailed: codeFailed = true
+            case .nothing: break
             }
         }
         if searchFaces { record.faceStatus = faceFailed ? .error : .refined }
         if searchCodes { record.codeStatus = codeFailed ? .error : .refined }
         errors += (faceFailed ? 1 : 0) + (codeFailed ? 1 : 0)
     }
+}
 
-    /// Codes read in a displayed-frame region: the region is mapped back to the coded picture
-    /// and read there in place.
-    private func codesIn(_ region: Box, symbology: Symbology, luma: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
-        let corners = [Point(x: region.x, y: region.y), Point(x: region.x + region.w, y: region.y + region.h)]
-        let coded = Box(bounding: corners.map(rotation.coded))
-        guard let crop = luma.cropped(x: Int(coded.x.rounded(.down)), y: Int(coded.y.rounded(.down)),
-                                      width: Int(coded.w.rounded(.up)), height: Int(coded.h.rounded(.up))) else { return [] }
-        if codeReaders[symbology] == nil {
-            var options = codeOptions
-            options.symbologies = [symbology]
-            codeReaders[symbology] = try makeCodeReader(options)
+/// One frame's region searches split over lanes: lane k takes predictions k, k + lanes, … with
+/// searcher k, and writes only those slots of `out`.
+private struct SearchLanes: @unchecked Sendable {
+    // @unchecked Sendable: each lane touches only its own searcher and its own slots; the frame's
+    // picture is only read.
+    let out: UnsafeMutableBufferPointer<RegionSearcher.Outcome>
+    let searchers: [RegionSearcher]
+    let predictions: [Tracker.Prediction]
+    let luma: GrayImage
+    let rotation: Rotation
+    let faces: Bool
+    let codes: Bool
+    let lanes: Int
+
+    func run(lane: Int) {
+        for i in stride(from: lane, to: predictions.count, by: lanes) {
+            out[i] = searchers[lane].search(predictions[i], luma: luma, rotation: rotation, faces: faces, codes: codes)
         }
-        return try codeReaders[symbology]?.read(crop, rotation: rotation) ?? []
     }
 }

@@ -1,0 +1,95 @@
+/// Searches a frame around one live track's predicted place: the face cascade with sizes near the
+/// track's, or the code reader for the track's symbology only. It holds detectors of its own
+/// (neither cascades nor code readers may be shared between threads): one searcher per thread.
+final class RegionSearcher {
+    /// What one search gave.
+    enum Outcome {
+        case face(FaceObservation)
+        case code(CodeObservation)
+        /// Nothing to add (not searched, or not found and too long unseen to interpolate).
+        case nothing
+        case faceFailed
+        case codeFailed
+    }
+
+    private let faceDetector: CascadeFaceDetector?
+    private let codeOptions: CodeReaderOptions
+    /// A reader per symbology: reading one known code skips every other format's pass (most of
+    /// zxing's time on a region that holds a QR code).
+    private var codeReaders: [Symbology: CodeReader] = [:]
+    private let detectEvery: Int
+
+    /// Faces are searched with a cascade for the DNN backends too: a network costs a whole pass
+    /// per call, a cascade only what the small region holds.
+    init(faces: FaceDetectorOptions, codes: CodeReaderOptions, detectEvery: Int) throws {
+        var cascade = faces
+        if faces.backend.model != nil { cascade.backend = .haarAlt2 }
+        faceDetector = try cascade.cascadePath().map { try CascadeFaceDetector(options: cascade, path: $0) }
+        codeOptions = codes
+        self.detectEvery = detectEvery
+    }
+
+    var searchesFaces: Bool { faceDetector != nil }
+    var searchesCodes: Bool { codeOptions.backend != .off }
+
+    func search(_ prediction: Tracker.Prediction, luma: GrayImage, rotation: Rotation, faces: Bool, codes: Bool) -> Outcome {
+        // Search the predicted box grown by half its size on every side.
+        let b = prediction.box
+        let region = Box(x: b.x - b.w / 2, y: b.y - b.h / 2, w: b.w * 2, h: b.h * 2)
+        // Where refinement fails, the motion model's box stands in, for at most one stride.
+        let mayInterpolate = prediction.misses <= detectEvery
+        switch prediction.kind {
+        case .face where faces:
+            guard let faceDetector else { return .nothing }
+            do {
+                // The face keeps roughly its size from one frame to the next: a few coarse
+                // pyramid levels around it will do.
+                let side = min(b.w, b.h)
+                let found = try faceDetector.detect(in: luma, rotation: rotation, region: region,
+                                                    sizes: max(8, Int(0.7 * side))...max(9, Int(1.45 * side)), scaleFactor: 1.2)
+                if let best = found.max(by: { b.iou($0.box) < b.iou($1.box) }), b.iou(best.box) >= 0.2 {
+                    return .face(FaceObservation(box: best.box, score: best.score, track: prediction.id, source: .refined))
+                }
+                return mayInterpolate ? .face(FaceObservation(box: b, score: 0, track: prediction.id, source: .interpolated)) : .nothing
+            } catch {
+                return .faceFailed
+            }
+        case .code where codes:
+            guard let symbology = prediction.record.symbology, let text = prediction.record.text,
+                  let bytes = prediction.record.bytes else { return .nothing }
+            let key = Tracker.key(symbology, bytes)
+            do {
+                let same = try codesIn(region, symbology: symbology, luma: luma, rotation: rotation).filter { Tracker.key($0) == key }
+                if var best = same.min(by: { $0.box.center.distance(to: b.center) < $1.box.center.distance(to: b.center) }) {
+                    best.track = prediction.id
+                    best.source = .refined
+                    return .code(best)
+                }
+                guard mayInterpolate else { return .nothing }
+                let corners = [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y),
+                               Point(x: b.x + b.w, y: b.y + b.h), Point(x: b.x, y: b.y + b.h)]
+                return .code(CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: corners,
+                                             track: prediction.id, source: .interpolated))
+            } catch {
+                return .codeFailed
+            }
+        default:
+            return .nothing
+        }
+    }
+
+    /// Codes read in a displayed-frame region: the region is mapped back to the coded picture
+    /// and read there in place.
+    private func codesIn(_ region: Box, symbology: Symbology, luma: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
+        let corners = [Point(x: region.x, y: region.y), Point(x: region.x + region.w, y: region.y + region.h)]
+        let coded = Box(bounding: corners.map(rotation.coded))
+        guard let crop = luma.cropped(x: Int(coded.x.rounded(.down)), y: Int(coded.y.rounded(.down)),
+                                      width: Int(coded.w.rounded(.up)), height: Int(coded.h.rounded(.up))) else { return [] }
+        if codeReaders[symbology] == nil {
+            var options = codeOptions
+            options.symbologies = [symbology]
+            codeReaders[symbology] = try makeCodeReader(options)
+        }
+        return try codeReaders[symbology]?.read(crop, rotation: rotation) ?? []
+    }
+}

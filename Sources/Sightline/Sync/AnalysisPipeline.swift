@@ -21,7 +21,7 @@ public enum BackpressurePolicy: Sendable {
 /// order. The frames read but not yet handed out are bounded (by the policy), so memory is
 /// bounded by the frames in flight, not by the video's length.
 public final class AnalysisPipeline: @unchecked Sendable {
-    // @unchecked Sendable: during `run` the source is used only by the decoder thread and each
+    // @unchecked Sendable: during `run` the source is used only by the reading thread and each
     // analyzer only by its own worker thread; the shared state lives in the locked queue and
     // synchronizer and in the atomic stop flag.
     private let source: FrameSource
@@ -36,8 +36,6 @@ public final class AnalysisPipeline: @unchecked Sendable {
         /// One message per analyzer failure on a frame (only the count is written to records).
         public var analyzerErrors: [String] = []
         public var interrupted = false
-        /// Frames not analyzed because the analyzers were behind (`dropLateFrames`).
-        public var dropped = 0
     }
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
@@ -78,7 +76,6 @@ public final class AnalysisPipeline: @unchecked Sendable {
         let group = DispatchGroup()
         let sourceError = Mutex<Error?>(nil)
         let delivered = Atomic(0)
-        let dropped = Atomic(0)
         let dropLate: Bool
         if case .dropLateFrames = policy { dropLate = true } else { dropLate = false }
 
@@ -96,7 +93,6 @@ public final class AnalysisPipeline: @unchecked Sendable {
                     guard let frame = try source.nextFrame() else { return }
                     if dropLate {
                         if !jobs.tryPush(frame) {
-                            dropped.add(1, ordering: .relaxed)
                             synchronizer.deliver(AnalyzedFrame(record: analyzers[0].droppedRecord(frame), frame: frame), index: frame.index)
                         }
                     } else {
@@ -147,7 +143,6 @@ public final class AnalysisPipeline: @unchecked Sendable {
         result.damage = source.damage
         result.interrupted = stopRequested.load(ordering: .relaxed)
         result.analyzerErrors = analyzers.flatMap(\.errors)
-        result.dropped = dropped.load(ordering: .relaxed)
         return result
     }
 }

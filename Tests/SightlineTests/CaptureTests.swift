@@ -147,6 +147,20 @@ final class CaptureTests: XCTestCase {
         let allFrames = frames(try records("all.jsonl"))
         XCTAssertEqual(allFrames.count, 60)
         XCTAssertTrue(allFrames.allSatisfy { status($0) == "ok" })
+
+        // With a detection stride, a dropped detection frame passes the full detection on to the
+        // next analyzed frame: at most 4 region-searched frames between two full detections.
+        let strided = try FakeCamera.sightline(["capture", "--device", FakeCamera.device, "--frames", "120", "--threads", "1",
+                                                "--detect-every", "5", "-q", "-o", path("stride.jsonl")], fps: 240)
+        XCTAssertEqual(strided.status, 0, strided.stderr)
+        let analyzedStatuses = frames(try records("stride.jsonl")).compactMap(status).filter { $0 != "dropped" }
+        XCTAssertEqual(analyzedStatuses.first, "ok")
+        var sinceDetection = 0
+        for s in analyzedStatuses {
+            sinceDetection = s == "ok" ? 0 : sinceDetection + 1
+            XCTAssertLessThanOrEqual(sinceDetection, 4, "\(analyzedStatuses)")
+        }
+        XCTAssertTrue(analyzedStatuses.contains("refined"))
     }
 
     func testMirrorTurnsTheGeometryLeftToRight() throws {

@@ -71,7 +71,9 @@ public final class AnalysisPipeline: @unchecked Sendable {
         case .dropLateFrames: (queued, inFlight) = (workers, workers * 2 + 64)
         case .queue(let backlog): (queued, inFlight) = (max(1, backlog), max(1, backlog) + workers + 2)
         }
-        let jobs = BlockingQueue<VideoFrame>(capacity: queued)
+        // A frame for a worker, and whether it gets the full-frame detectors.
+        typealias Job = (frame: VideoFrame, detect: Bool)
+        let jobs = BlockingQueue<Job>(capacity: queued)
         let synchronizer = Synchronizer<AnalyzedFrame>()
         let group = DispatchGroup()
         let sourceError = Mutex<Error?>(nil)
@@ -83,6 +85,10 @@ public final class AnalysisPipeline: @unchecked Sendable {
         let reader = Thread { [self] in
             defer { group.leave() }
             var count = 0
+            // Full detection on the first analyzed frame at least `detectEvery` frames after the
+            // last one: frames 0, N, 2N… of a file; for a camera, a dropped detection frame passes
+            // the duty on to the next frame analyzed, so new objects still appear within N.
+            var lastDetection = Int.min / 2
             defer {
                 jobs.close()
                 synchronizer.finish(count: count)
@@ -91,12 +97,16 @@ public final class AnalysisPipeline: @unchecked Sendable {
             while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
                 do {
                     guard let frame = try source.nextFrame() else { return }
+                    let job = (frame: frame, detect: frame.index - lastDetection >= detectEvery)
                     if dropLate {
-                        if !jobs.tryPush(frame) {
+                        if jobs.tryPush(job) {
+                            if job.detect { lastDetection = frame.index }
+                        } else {
                             synchronizer.deliver(AnalyzedFrame(record: analyzers[0].droppedRecord(frame), frame: frame), index: frame.index)
                         }
                     } else {
-                        guard jobs.push(frame) else { return }
+                        guard jobs.push(job) else { return }
+                        if job.detect { lastDetection = frame.index }
                     }
                     count += 1
                 } catch {
@@ -108,14 +118,13 @@ public final class AnalysisPipeline: @unchecked Sendable {
         reader.name = "sightline.read"
         reader.start()
 
-        let stride = detectEvery
         for (i, analyzer) in analyzers.enumerated() {
             group.enter()
             let worker = Thread {
                 defer { group.leave() }
-                while let frame = jobs.pop() {
-                    let record = analyzer.analyze(frame, detect: frame.index % stride == 0)
-                    synchronizer.deliver(AnalyzedFrame(record: record, frame: frame), index: frame.index)
+                while let job = jobs.pop() {
+                    let record = analyzer.analyze(job.frame, detect: job.detect)
+                    synchronizer.deliver(AnalyzedFrame(record: record, frame: job.frame), index: job.frame.index)
                 }
             }
             worker.name = "sightline.analyze.\(i)"

@@ -148,9 +148,13 @@ class Counts:
         self.face_observations = self.code_observations = 0
         self.codes = set()
         self.tracks = 0
+        self.dropped = 0
 
     def add(self, frame):
         faces, codes = frame.get("faces"), frame.get("codes")
+        status = frame.get("status")
+        if isinstance(status, dict) and "dropped" in status.values():
+            self.dropped += 1
         if isinstance(faces, list):
             self.frames_with_faces += bool(faces)
             self.face_observations += len(faces)
@@ -171,6 +175,7 @@ class Counts:
             "code_observations": self.code_observations,
             "distinct_codes": len(self.codes),
             "tracks": self.tracks,
+            "dropped_frames": self.dropped,
         }
         for key, value in expected.items():
             if key in summary and summary[key] != value:

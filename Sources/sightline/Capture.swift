@@ -101,7 +101,10 @@ struct Capture: ParsableCommand {
         let out = RunOutput(tracking: tracking, writer: writer, renderer: recorder,
                             thumbnails: try thumbnails.map { try ThumbnailCollector(directory: $0) },
                             progress: Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0, totalFrames: frames))
-        out.progressNote = { [unowned out] in "dropped \(out.summary.droppedFrames)  lost \(camera.lostFrames)" }
+        out.progressNote = { [unowned out] record in
+            let latency = camera.latency(pts: record.pts).map { String(format: "latency %.2fs  ", $0) } ?? ""
+            return latency + "dropped \(out.summary.droppedFrames)  lost \(camera.lostFrames)"
+        }
 
         // SIGINT/SIGTERM: stop capturing, finish the frames in flight; SIGUSR1: pause the recording.
         let paused = SignalFlag()

@@ -13,8 +13,8 @@ final class RunOutput {
     private(set) var summary = SummaryRecord()
     /// Whether frames go to the rendered video now (SIGUSR1 pauses a capture's recording).
     var rendering: () -> Bool = { true }
-    /// More counts for the progress line.
-    var progressNote: () -> String = { "" }
+    /// More for the progress line, given the frame just written.
+    var progressNote: (FrameRecord) -> String = { _ in "" }
     /// The last frame the analyzers saw: a dropped frame is drawn with its overlays, so they do
     /// not flicker in a recording.
     private var lastAnalyzed: FrameRecord?
@@ -38,7 +38,7 @@ final class RunOutput {
         try thumbnails?.observe(record, frame: frame)
         summary.add(record)
         try end(ended)
-        progress.update(frames: record.index + 1, seconds: record.t, note: progressNote())
+        progress.update(frames: record.index + 1, seconds: record.t, note: progressNote(record))
     }
 
     /// Closes the video, the tracks still live and the thumbnails, then writes the summary

@@ -49,7 +49,11 @@ public final class CameraSource: FrameSource {
     private let options: CameraOptions
     private let size: FrameSize
     private let bytesPerLine: Int
-    private var firstTimestamp: Int64?
+    /// The first frame's driver timestamp (µs); set once by the reading thread, read by others.
+    private let firstTimestamp = Atomic<Int64>(Int64.min)
+    /// True when the driver stamps buffers with the monotonic clock (most do), which makes
+    /// latency measurable.
+    private var monotonic = false
     private var lastSequence: UInt32?
     private var delivered = 0
     private var ended = false
@@ -124,9 +128,11 @@ public final class CameraSource: FrameSource {
 
             if let last = lastSequence, filled.sequence > last &+ 1 { lost.add(Int(filled.sequence - last - 1), ordering: .relaxed) }
             lastSequence = filled.sequence
-            let first = firstTimestamp ?? filled.timestamp
-            firstTimestamp = first
-            let pts = filled.timestamp - first
+            if firstTimestamp.load(ordering: .relaxed) == Int64.min {
+                monotonic = filled.monotonic
+                firstTimestamp.store(filled.timestamp, ordering: .releasing)
+            }
+            let pts = filled.timestamp - firstTimestamp.load(ordering: .relaxed)
             if let maxSeconds = options.maxSeconds, Double(pts) / 1e6 >= maxSeconds { return finish() }
             guard let picture = try copy(filled.bytes) else {
                 damage.corruptFrames += 1
@@ -139,6 +145,16 @@ public final class CameraSource: FrameSource {
                               decoded: picture, gray: nil)
         }
         return nil
+    }
+
+    /// Seconds from the capture of the frame with `pts` until now (the driver's timestamp against
+    /// the monotonic clock); nil when the driver's clock is another.
+    public func latency(pts: Int64) -> Double? {
+        let first = firstTimestamp.load(ordering: .acquiring)
+        guard first != Int64.min, monotonic else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return (Double(now.tv_sec) * 1e6 + Double(now.tv_nsec) / 1e3 - Double(first + pts)) / 1e6
     }
 
     private func finish() -> VideoFrame? {

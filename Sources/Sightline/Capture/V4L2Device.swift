@@ -184,6 +184,8 @@ final class V4L2Device {
         let timestamp: Int64
         /// The driver's frame counter: a gap means frames it had to drop.
         let sequence: UInt32
+        /// The timestamp is from the monotonic clock (not a copy of the application's or unknown).
+        let monotonic: Bool
     }
 
     /// Waits until a filled buffer is ready; false after `seconds` without one.
@@ -212,7 +214,8 @@ final class V4L2Device {
         let used = min(mapping.length, Int(buffer.bytesused > 0 ? buffer.bytesused : UInt32(mapping.length)))
         return FilledBuffer(index: buffer.index, bytes: UnsafeRawBufferPointer(start: mapping.address, count: used),
                             timestamp: Int64(buffer.timestamp.tv_sec) * 1_000_000 + Int64(buffer.timestamp.tv_usec),
-                            sequence: buffer.sequence)
+                            sequence: buffer.sequence,
+                            monotonic: buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC))
     }
 
     func requeue(_ filled: FilledBuffer) throws {

@@ -37,38 +37,28 @@ struct Analyze: ParsableCommand {
     @Option(help: ArgumentHelp("Write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
     var thumbnails: String?
 
-    @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
-    var decoderThreads: Int = 0
-
-    @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
-    var allowNetwork = false
-
     @Flag(help: "Add the wall time to the summary record (output then differs between runs).")
     var timing = false
 
     @Flag(name: .shortAndLong, help: "No progress output on standard error.")
     var quiet = false
 
-    @Flag(name: .shortAndLong, help: "Show FFmpeg's warnings about the input on standard error.")
-    var verbose = false
+    @OptionGroup var decoding: InputOptions
 
     func validate() throws {
         if let stream, stream < 0 { throw ValidationError("--stream must be 0 or more, not \(stream).") }
         if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be a time of 0 seconds or more.") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds.") }
-        if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
     }
 
     func run() throws {
         // Find (and hash) the DNN model before opening the input: a missing model is reported first.
         let faceOptions = try detection.faceDetectorOptions()
         let codeOptions = try detection.codeReaderOptions()
-        VideoFileSource.showLibraryWarnings(verbose)
+        VideoFileSource.showLibraryWarnings(decoding.verbose)
         // A mask image is loaded before any output exists: a bad one is reported first.
         let rendered = try render.map { path in (path: path, painter: try rendering.painter()) }
-        let source = try VideoFileSource(path: input, options: SourceOptions(
-            streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork,
-            decoderThreads: decoderThreads, keepAudio: render != nil))
+        let source = try decoding.open(input, stream: stream, start: start, duration: duration, keepAudio: render != nil)
         let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions,
                                           threads: detection.workerThreads, detectEvery: detection.detectEvery)
         let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,

@@ -29,29 +29,17 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
     var thumbnails: String?
 
-    @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
-    var decoderThreads: Int = 0
-
-    @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
-    var allowNetwork = false
-
     @Flag(name: .shortAndLong, help: "No progress output on standard error.")
     var quiet = false
 
-    @Flag(name: .shortAndLong, help: "Show FFmpeg's warnings about the input on standard error.")
-    var verbose = false
-
-    func validate() throws {
-        if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
-    }
+    @OptionGroup var decoding: InputOptions
 
     func run() throws {
-        VideoFileSource.showLibraryWarnings(verbose)
+        VideoFileSource.showLibraryWarnings(decoding.verbose)
         let painter = try rendering.painter()
         let replay = try recordFile { try RecordReplay(records: records, input: input) }
-        let source = try VideoFileSource(path: input, options: SourceOptions(
-            streamIndex: replay.streamIndex, start: replay.start, duration: replay.duration, allowNetwork: allowNetwork,
-            decoderThreads: decoderThreads, keepAudio: true))
+        let source = try decoding.open(input, stream: replay.streamIndex, start: replay.start, duration: replay.duration,
+                                       keepAudio: true)
         try replay.check(source.info)
         let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let renderer = OverlayRenderer(painter: painter, writer: try MP4Writer(path: output, source: source, options: rendering.encoder),

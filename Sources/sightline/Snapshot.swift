@@ -35,11 +35,7 @@ struct Snapshot: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
-    @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
-    var allowNetwork = false
-
-    @Flag(name: .shortAndLong, help: "Show FFmpeg's warnings about the input on standard error.")
-    var verbose = false
+    @OptionGroup var decoding: InputOptions
 
     func validate() throws {
         if !(at >= 0 && at.isFinite) { throw ValidationError("--at must be a time of 0 seconds or more.") }
@@ -48,13 +44,12 @@ struct Snapshot: ParsableCommand {
     }
 
     func run() throws {
-        VideoFileSource.showLibraryWarnings(verbose)
+        VideoFileSource.showLibraryWarnings(decoding.verbose)
         let painter = try overlay.painter()
         let replay = try records.map { path in try recordFile { try RecordReplay(records: path, input: input) } }
         // Without records the detectors run: set them up (and find a DNN model) before reading.
         let analyzer = try replay == nil ? FrameAnalyzer(faces: detection.faceDetectorOptions(), codes: detection.codeReaderOptions()) : nil
-        let source = try VideoFileSource(path: input, options: SourceOptions(
-            streamIndex: replay?.streamIndex ?? stream, start: at, allowNetwork: allowNetwork))
+        let source = try decoding.open(input, stream: replay?.streamIndex ?? stream, start: at)
         try replay?.check(source.info)
         guard let frame = try source.nextFrame() else {
             let end = source.info.duration.map { String(format: " (the video ends at %.3f s)", $0) } ?? ""

@@ -4,13 +4,6 @@ import XCTest
 
 /// `analyze --render`: the video with overlays, held against the input and the truth.
 final class RenderTests: XCTestCase {
-    private func ptsList(_ path: String) throws -> [Int64] {
-        let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",
-                                                       "-of", "csv=p=0", path])
-        XCTAssertEqual(probe.status, 0, probe.stderr)
-        return probe.stdoutText.split(separator: "\n").compactMap { Int64($0.split(separator: ",")[0]) }
-    }
-
     /// Frame `index` of a video as 8-bit planes: gray (luma) or packed RGB.
     private func picture(_ path: String, frame index: Int, format: String) throws -> Data {
         let run = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
@@ -39,7 +32,7 @@ final class RenderTests: XCTestCase {
         let out = dir.appendingPathComponent("boxes.mp4").path
         let run = try sightline("analyze", Fixtures.sample, "-q", "--render", out, "-o", dir.appendingPathComponent("r.jsonl").path)
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(try ptsList(out), try ptsList(Fixtures.sample))
+        XCTAssertEqual(try Media.ptsList(out), try Media.ptsList(Fixtures.sample))
         // The colour description is the input's (BT.709, video range), so players show the same colours.
         func colorTags(_ path: String) throws -> String {
             try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
@@ -108,7 +101,7 @@ final class RenderTests: XCTestCase {
         let decode = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
         XCTAssertEqual(decode.status, 0, decode.stderr)
         XCTAssertTrue(decode.stderr.isEmpty, decode.stderr)
-        XCTAssertGreaterThanOrEqual(try ptsList(out).count, 30, "at least a second of frames survives")
+        XCTAssertGreaterThanOrEqual(try Media.ptsList(out).count, 30, "at least a second of frames survives")
     }
 
     func testInterruptFinishesTheVideo() throws {
@@ -122,24 +115,16 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 130)
         let summary = try XCTUnwrap(try RecordFile(path: records).summary)
         XCTAssertEqual(summary["interrupted"] as? Bool, true)
-        XCTAssertEqual(try ptsList(out).count, summary["frames"] as? Int)
+        XCTAssertEqual(try Media.ptsList(out).count, summary["frames"] as? Int)
     }
 
     func testAudioIsCopiedUnchanged() throws {
         let dir = try Fixtures.temporaryDirectory(self)
-        let input = dir.appendingPathComponent("audio.mp4").path
-        try ffmpeg("-i", Fixtures.sample, "-f", "lavfi", "-i", "sine=frequency=440:duration=10", "-c:v", "copy", "-c:a", "aac",
-                   "-shortest", "-t", "2", input)
+        let input = try Media.sampleWithAudio(in: dir)
         let out = dir.appendingPathComponent("out.mp4").path
         let run = try sightline("analyze", input, "-q", "--faces", "off", "--render", out, "-o", "/dev/null")
         XCTAssertEqual(run.status, 0, run.stderr)
-        func audioPacketHashes(_ path: String) throws -> [Substring] {
-            let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_packets",
-                                                           "-show_data_hash", "MD5", "-of", "flat", path])
-            XCTAssertEqual(probe.status, 0, probe.stderr)
-            return probe.stdoutText.split(separator: "\n").filter { $0.contains("data_hash=") }.map { $0.split(separator: "=").last! }
-        }
-        let original = try audioPacketHashes(input), copied = try audioPacketHashes(out)
+        let original = try Media.audioPacketHashes(input), copied = try Media.audioPacketHashes(out)
         XCTAssertGreaterThan(original.count, 50)
         XCTAssertEqual(copied, original, "audio packets must be byte-identical")
     }

@@ -14,7 +14,6 @@
 
 static inline int sl_averror(int e) { return AVERROR(e); }
 static inline int sl_averror_eof(void) { return AVERROR_EOF; }
-static inline int sl_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t sl_nopts_value(void) { return AV_NOPTS_VALUE; }
 
 /// Display rotation of a stream in degrees clockwise (0, 90, 180 or 270), from its display matrix.

@@ -47,22 +47,6 @@ extern "C" void slv_draw_polygon(slv_yuv420 p, const int *points, int count, con
     } catch (...) {}
 }
 
-extern "C" void slv_draw_label(slv_yuv420 p, const char *text, int x, int y, double scale,
-                               const uint8_t c[3], const uint8_t bg[3]) {
-    try {
-        Planes planes(p);
-        int baseline = 0;
-        const int thickness = std::max(1, (int)(scale * 1.5));
-        cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thickness, &baseline);
-        cv::Rect box(x - 2, y - size.height - 4, size.width + 4, size.height + baseline + 6);
-        cv::Rect half(box.x / 2, box.y / 2, (box.width + 1) / 2, (box.height + 1) / 2);
-        planes.y(clip(planes.y, box)).setTo(bg[0]);
-        planes.u(clip(planes.u, half)).setTo(bg[1]);
-        planes.v(clip(planes.v, half)).setTo(bg[2]);
-        cv::putText(planes.y, text, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(c[0]), thickness, cv::LINE_AA);
-    } catch (...) {}
-}
-
 extern "C" void slv_blur_rect(slv_yuv420 p, int x, int y, int w, int h) {
     try {
         Planes planes(p);

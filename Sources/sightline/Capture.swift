@@ -121,7 +121,7 @@ struct Capture: ParsableCommand {
         var stream = StreamRecord(tool: "sightline \(sightlineVersion)", stream: camera.info, faces: faceOptions,
                                   codes: codeOptions, tracking: tracking.configuration, duration: duration)
         stream.camera = camera.camera
-        stream.dropLateFrames = !noDrop
+        stream.camera?.dropLateFrames = !noDrop
         try writer.write(stream.json)
         let result = try pipeline.run { try out.take($0, frame: $1) }
         try out.finish(result, timing: timing) { summary in

@@ -22,7 +22,7 @@ struct Models: ParsableCommand {
             print("models folder: \(store.cacheDirectory)" + (store.extraDirectory.map { " (searched after $SIGHTLINE_MODELS: \($0))" } ?? ""))
             for model in KnownModel.all {
                 print("")
-                print("\(model.name)  (--faces \(model.backend.rawValue))")
+                print("\(model.name)  (--faces \(model.name))")
                 print("  file       \(model.file), \(model.size) bytes")
                 print("  format     \(model.format)")
                 print("  license    \(model.license)")

@@ -14,8 +14,9 @@ final class Progress {
         self.totalFrames = totalFrames
     }
 
-    /// `note`: more counts for the line (a live run's dropped frames, for instance).
-    func update(frames: Int, seconds: Double, note: String = "") {
+    /// `note`: more counts for the line (a live run's dropped frames, for instance); only
+    /// evaluated when the line is drawn, a few times a second.
+    func update(frames: Int, seconds: Double, note: @autoclosure () -> String = "") {
         guard enabled else { return }
         let now = ContinuousClock.now
         guard now - lastDraw >= .milliseconds(250) else { return }
@@ -30,6 +31,7 @@ final class Progress {
         if let totalFrames, fps > 0, totalFrames > frames {
             line += String(format: "  %.0fs left", Double(totalFrames - frames) / fps)
         }
+        let note = note()
         if !note.isEmpty { line += "  " + note }
         FileHandle.standardError.write(Data((line + "   ").utf8))
         drewSomething = true

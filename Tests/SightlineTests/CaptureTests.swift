@@ -63,14 +63,6 @@ final class CaptureTests: XCTestCase {
         XCTAssertEqual(validation.status, 0, validation.stdoutText + validation.stderr, file: file, line: line)
     }
 
-    /// Frame count and pts of a video's first stream, decoded to the end (errors on stderr).
-    private func probe(_ video: String) throws -> (pts: [Int64], errors: String) {
-        let run = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",
-                                                     "-of", "csv=p=0", video])
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return (run.stdoutText.split(separator: "\n").compactMap { Int64($0.split(separator: ",")[0]) }, run.stderr)
-    }
-
     func testCaptureFindsThePayloadsAndFacesOfTheCameraPicture() throws {
         let run = try FakeCamera.sightline(["capture", "--device", FakeCamera.device, "--frames", "20", "--no-drop",
                                             "-q", "-o", path("cap.jsonl")])
@@ -218,7 +210,7 @@ final class CaptureTests: XCTestCase {
         let lines = try records("gone.jsonl")
         XCTAssertEqual(frames(lines).count, 10)
         XCTAssertNotNil(lines.last?["read_error"] as? String)
-        let video = try probe(path("gone.mp4"))
+        let video = try Media.decodedFrames(path("gone.mp4"))
         XCTAssertEqual(video.pts.count, 10)
         XCTAssertEqual(video.errors, "")
 
@@ -255,7 +247,7 @@ final class CaptureTests: XCTestCase {
 
         // The recording decodes cleanly; the paused stretch is missing from it, and every frame it
         // has is a captured frame, at the captured frame's time.
-        let video = try probe(mp4)
+        let video = try Media.decodedFrames(mp4)
         XCTAssertEqual(video.errors, "")
         XCTAssertGreaterThan(video.pts.count, 10)
         XCTAssertLessThan(video.pts.count, captured.count - 10)

@@ -2,11 +2,15 @@ import Foundation
 
 /// Pictures and facts of media files, through ffmpeg and ffprobe.
 enum Media {
-    static func ptsList(_ path: String) throws -> [Int64] {
+    static func ptsList(_ path: String) throws -> [Int64] { try decodedFrames(path).pts }
+
+    /// The pts of every frame of the first video stream, decoded to the end, and the decoder's
+    /// complaints (empty for a clean file).
+    static func decodedFrames(_ path: String) throws -> (pts: [Int64], errors: String) {
         let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",
                                                        "-of", "csv=p=0", path])
         guard probe.status == 0 else { throw "ffprobe failed: \(probe.stderr)" }
-        return probe.stdoutText.split(separator: "\n").compactMap { Int64($0.split(separator: ",").first ?? "") }
+        return (probe.stdoutText.split(separator: "\n").compactMap { Int64($0.split(separator: ",").first ?? "") }, probe.stderr)
     }
 
     /// Frame `index` of a video, or an image, as packed RGB (width x height x 3 bytes); with

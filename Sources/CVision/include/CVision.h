@@ -142,9 +142,6 @@ typedef struct {
 void slv_draw_rect(slv_yuv420 picture, int x, int y, int w, int h, const uint8_t color[3], int thickness);
 /// A closed polygon outline; `points` holds x0,y0,x1,y1,…
 void slv_draw_polygon(slv_yuv420 picture, const int *points, int count, const uint8_t color[3], int thickness);
-/// Text with its baseline's left end at (x, y), on a filled background box, in OpenCV's Hershey font.
-void slv_draw_label(slv_yuv420 picture, const char *text, int x, int y, double scale,
-                    const uint8_t color[3], const uint8_t background[3]);
 /// Blurs (a strong Gaussian) or pixelates (blocks of `block` px) a rectangle, in all planes.
 void slv_blur_rect(slv_yuv420 picture, int x, int y, int w, int h);
 void slv_pixelate_rect(slv_yuv420 picture, int x, int y, int w, int h, int block);

@@ -26,8 +26,6 @@ public struct AuditGates: Sendable, Equatable {
         self.minCodeRecall = minCodeRecall
     }
 
-    public var isEmpty: Bool { self == AuditGates() }
-
     /// The gate recall of a kind (see the type's comment).
     public static func recall(_ audit: KindAudit) -> Double? {
         audit.kind == .codes ? audit.payloads?.total.accuracy : audit.detection.recall

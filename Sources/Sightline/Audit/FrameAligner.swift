@@ -62,8 +62,6 @@ public struct FrameAligner: Sendable {
         public var otherOnly: Int
         /// Frames of the other file left out of the comparison (only some of `otherOnly`, or all).
         public var otherLeftOut: Int
-        /// The frame rate used (by time), or found.
-        public var frameRate: Double?
         /// Frames paired by index whose times differ by more than half a frame interval (both files
         /// Sightline JSON Lines with a frame rate): a sign that --match time was meant.
         public var timeMismatches = 0
@@ -113,7 +111,7 @@ public struct FrameAligner: Sendable {
             }
             frames.sort { $0.index < $1.index }
             return Result(frames: frames, referenceOnly: referenceOnly, otherOnly: unpaired.count,
-                          otherLeftOut: keepOtherOnly ? 0 : unpaired.count, frameRate: frameRate)
+                          otherLeftOut: keepOtherOnly ? 0 : unpaired.count)
         case .time:
             guard let frameRate else { throw AlignmentError.noFrameRate(reference.path, other.path) }
             let tolerance = 0.5 / frameRate + 1e-6   // times are written with 6 decimals
@@ -148,7 +146,7 @@ public struct FrameAligner: Sendable {
             }
             frames.sort { $0.t != $1.t ? $0.t < $1.t : $0.index < $1.index }
             return Result(frames: frames, referenceOnly: referenceOnly, otherOnly: unpaired.count,
-                          otherLeftOut: keepOtherOnly ? 0 : unpaired.count, frameRate: frameRate)
+                          otherLeftOut: keepOtherOnly ? 0 : unpaired.count)
         }
     }
 

@@ -30,6 +30,9 @@ public struct CameraFacts: Sendable {
     public var driver: String
     public var bus: String
     public var mirror: Bool
+    /// Whether frames arriving while the analyzers are busy are dropped from analysis (set by
+    /// the run, not the camera).
+    public var dropLateFrames = true
 }
 
 /// Frames from a V4L2 camera: mmap streaming through libv4l2, each buffer copied into a frame of

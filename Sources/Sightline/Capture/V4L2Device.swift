@@ -69,7 +69,7 @@ final class V4L2Device {
         var result: [(FourCC, String, Bool)] = []
         var desc = v4l2_fmtdesc()
         desc.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        while (try? ioctl(SLV_VIDIOC_ENUM_FMT, &desc, "")) != nil {
+        while call(SLV_VIDIOC_ENUM_FMT, &desc) == 0 {
             result.append((FourCC(desc.pixelformat), Self.string(desc.description), desc.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0))
             desc.index += 1
         }
@@ -81,7 +81,7 @@ final class V4L2Device {
         var result: [FrameSize] = []
         var size = v4l2_frmsizeenum()
         size.pixel_format = format.code
-        while (try? ioctl(SLV_VIDIOC_ENUM_FRAMESIZES, &size, "")) != nil {
+        while call(SLV_VIDIOC_ENUM_FRAMESIZES, &size) == 0 {
             if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
                 result.append(FrameSize(width: Int(size.discrete.width), height: Int(size.discrete.height)))
             } else {
@@ -101,7 +101,7 @@ final class V4L2Device {
         interval.pixel_format = format.code
         interval.width = UInt32(size.width)
         interval.height = UInt32(size.height)
-        while (try? ioctl(SLV_VIDIOC_ENUM_FRAMEINTERVALS, &interval, "")) != nil {
+        while call(SLV_VIDIOC_ENUM_FRAMEINTERVALS, &interval) == 0 {
             func fps(_ f: v4l2_fract) -> Double? { f.numerator > 0 ? Double(f.denominator) / Double(f.numerator) : nil }
             if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
                 if let r = fps(interval.discrete) { result.append(r) }
@@ -140,7 +140,7 @@ final class V4L2Device {
     func setFrameRate(_ fps: Double?) throws -> Double? {
         var parm = v4l2_streamparm()
         parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        guard (try? ioctl(SLV_VIDIOC_G_PARM, &parm, "")) != nil else { return nil }
+        guard call(SLV_VIDIOC_G_PARM, &parm) == 0 else { return nil }
         if let fps, parm.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 {
             parm.parm.capture.timeperframe = v4l2_fract(numerator: 1000, denominator: UInt32((fps * 1000).rounded()))
             try ioctl(SLV_VIDIOC_S_PARM, &parm, "set the frame rate")
@@ -204,12 +204,9 @@ final class V4L2Device {
     /// The next filled buffer; nil when libv4l2 had one it could not convert (it answers EAGAIN).
     func dequeue() throws -> FilledBuffer? {
         var buffer = Self.buffer(index: 0)
-        let fd = self.fd
-        guard withUnsafeMutableBytes(of: &buffer, { slv_v4l2_ioctl(fd, SLV_VIDIOC_DQBUF, $0.baseAddress) }) == 0 else {
-            let code = slv_errno()
-            if code == EAGAIN { return nil }
-            throw Self.error(path: path, errno: code, action: "read a frame")
-        }
+        let code = call(SLV_VIDIOC_DQBUF, &buffer)
+        if code == EAGAIN { return nil }
+        guard code == 0 else { throw Self.error(path: path, errno: code, action: "read a frame") }
         let mapping = mappings[Int(buffer.index)]
         let used = min(mapping.length, Int(buffer.bytesused > 0 ? buffer.bytesused : UInt32(mapping.length)))
         return FilledBuffer(index: buffer.index, bytes: UnsafeRawBufferPointer(start: mapping.address, count: used),
@@ -227,7 +224,7 @@ final class V4L2Device {
     func stopStreaming() {
         guard !mappings.isEmpty else { return }
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
-        _ = slv_v4l2_ioctl(fd, SLV_VIDIOC_STREAMOFF, &type)
+        _ = call(SLV_VIDIOC_STREAMOFF, &type)
         for mapping in mappings { v4l2_munmap(mapping.address, mapping.length) }
         mappings = []
     }
@@ -244,10 +241,14 @@ final class V4L2Device {
 
     /// One ioctl; a failure becomes the error a user can act on (busy, permission, unsupported).
     private func ioctl<T>(_ request: UInt, _ argument: inout T, _ action: String) throws {
+        let code = call(request, &argument)
+        guard code == 0 else { throw Self.error(path: path, errno: code, action: action) }
+    }
+
+    /// One ioctl: 0, or the errno it failed with (the end of an enumeration is EINVAL).
+    private func call<T>(_ request: UInt, _ argument: inout T) -> Int32 {
         let fd = self.fd
-        guard withUnsafeMutableBytes(of: &argument, { slv_v4l2_ioctl(fd, request, $0.baseAddress) }) == 0 else {
-            throw Self.error(path: path, errno: slv_errno(), action: action)
-        }
+        return withUnsafeMutableBytes(of: &argument, { slv_v4l2_ioctl(fd, request, $0.baseAddress) }) == 0 ? 0 : slv_errno()
     }
 
     private static func string<T>(_ tuple: T) -> String {

@@ -66,6 +66,11 @@ public struct Rotation: Hashable, Sendable {
         }
     }
 
+    /// The coded-picture box shown at displayed-frame box `b`.
+    public func coded(_ b: Box) -> Box {
+        Box(bounding: [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y + b.h)].map(coded))
+    }
+
     public func display(_ p: Point) -> Point {
         switch degrees {
         case 90: return Point(x: codedHeight - p.y, y: p.x)

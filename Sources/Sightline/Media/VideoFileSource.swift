@@ -89,7 +89,6 @@ public final class VideoFileSource {
     public let info: VideoStreamInfo
     public private(set) var damage = DecodeDamage()
 
-    private let path: String
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
@@ -111,7 +110,6 @@ public final class VideoFileSource {
     private static let playlistFormats: Set<String> = ["hls", "applehttp", "concat", "dash", "tee", "ffmetadata"]
 
     public init(path: String, options: SourceOptions = SourceOptions()) throws {
-        self.path = path
         let url = path == "-" ? "pipe:0" : path
         if path != "-" {
             try Self.checkReadable(path)

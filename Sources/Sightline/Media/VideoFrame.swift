@@ -30,9 +30,6 @@ public struct GrayImage {
                                   stride: image.stride)
         return GrayImage(image: view, originX: originX + x0, originY: originY + y0, isRegion: true)
     }
-
-    /// The pixel at column x, row y (for tests and sampling; the detectors read the plane directly).
-    public subscript(x: Int, y: Int) -> UInt8 { image.data[y * stride + x] }
 }
 
 /// One decoded video frame with its place on the timeline.

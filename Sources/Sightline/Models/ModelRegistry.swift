@@ -26,8 +26,6 @@ public struct KnownModel: Sendable, Equatable {
     public let inputHeight: Int?
     let kind: Int32
 
-    /// The backend that runs it.
-    public var backend: FaceBackend { FaceBackend(rawValue: name)! }
 
     /// The file at the pinned commit, served raw by GitHub: the default download source.
     public var sourceURL: String { "https://raw.githubusercontent.com/\(repository)/\(commit)/\(pathInRepository)" }

@@ -41,11 +41,4 @@ final class SHA256 {
         }
         return hasher.finalize()
     }
-
-    /// The SHA-256 of bytes in memory.
-    static func hex(of data: Data) -> String {
-        let hasher = SHA256()
-        hasher.update(data)
-        return hasher.finalize()
-    }
 }

@@ -117,7 +117,7 @@ extension StreamRecord {
         if let camera {
             members.append(("camera", .object([("card", .string(camera.card)), ("driver", .string(camera.driver)),
                                                ("bus", .string(camera.bus)), ("mirror", .bool(camera.mirror)),
-                                               ("drop_late_frames", .bool(dropLateFrames ?? true))])))
+                                               ("drop_late_frames", .bool(camera.dropLateFrames))])))
         }
         members.append(("analyzers", .object(analyzers)))
         return .object(members)

@@ -28,9 +28,8 @@ public struct StreamRecord: Sendable {
     public var tracking: TrackingConfiguration
     public var start: Double?
     public var duration: Double?
-    /// Live capture only: the camera, and whether late frames are dropped from analysis.
+    /// Live capture only: the camera, and how the run treats it.
     public var camera: CameraFacts?
-    public var dropLateFrames: Bool?
 
     public init(tool: String, stream: VideoStreamInfo, faces: FaceDetectorOptions, codes: CodeReaderOptions,
                 tracking: TrackingConfiguration, start: Double? = nil, duration: Double? = nil) {
@@ -75,7 +74,7 @@ public struct SummaryRecord: Sendable {
     public var faceObservations = 0
     public var codeObservations = 0
     /// Distinct (symbology, payload) pairs seen.
-    public var distinctCodes = 0
+    public var distinctCodes: Int { seenCodes.count }
     /// Track records written.
     public var tracks = 0
     public var analyzerErrors = 0
@@ -101,6 +100,5 @@ public struct SummaryRecord: Sendable {
         faceObservations += record.faces.count
         codeObservations += record.codes.count
         for code in record.codes { seenCodes.insert(code.symbology.rawValue + "\u{0}" + code.text) }
-        distinctCodes = seenCodes.count
     }
 }

@@ -28,7 +28,6 @@ public final class MP4Writer {
     /// True when the input's audio is copied into the file.
     public var hasAudio: Bool { audioStream != nil }
     private var finished = false
-    public let encoderName: String
 
     /// A writer for the frames of `source`, with its audio stream copied unchanged when the source
     /// keeps one (`SourceOptions.keepAudio`) and MP4 can hold its codec.
@@ -49,7 +48,7 @@ public final class MP4Writer {
         guard let encoder = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_MPEG4),
               let ctx = avcodec_alloc_context3(encoder) else { throw fail("no H.264 or MPEG-4 encoder in this FFmpeg") }
         codec = ctx
-        encoderName = String(cString: encoder.pointee.name)
+        let encoderName = String(cString: encoder.pointee.name)
         ctx.pointee.width = Int32(width)
         ctx.pointee.height = Int32(height)
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P

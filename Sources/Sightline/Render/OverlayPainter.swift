@@ -47,8 +47,7 @@ public final class OverlayPainter {
         let textScale = max(0.5, Double(picture.displayWidth) / 1600)
         // A displayed-frame box in coded-picture pixels.
         func coded(_ box: Box) -> (x: Int32, y: Int32, w: Int32, h: Int32) {
-            let corners = [Point(x: box.x, y: box.y), Point(x: box.x + box.w, y: box.y + box.h)].map(rotation.coded)
-            let b = Box(bounding: corners)
+            let b = rotation.coded(box)
             return (Int32(b.x.rounded()), Int32(b.y.rounded()), Int32(b.w.rounded()), Int32(b.h.rounded()))
         }
         func hide(_ box: Box) {

@@ -22,8 +22,7 @@ public struct PixelRect: Hashable, Sendable {
 
     /// The same pixels in the coded picture that `rotation` turns for display.
     func coded(_ rotation: Rotation) -> PixelRect {
-        let corners = [Point(x: Double(x), y: Double(y)), Point(x: Double(x + width), y: Double(y + height))].map(rotation.coded)
-        let b = Box(bounding: corners)
+        let b = rotation.coded(Box(x: Double(x), y: Double(y), w: Double(width), h: Double(height)))
         return PixelRect(x: Int(b.x.rounded()), y: Int(b.y.rounded()), width: Int(b.w.rounded()), height: Int(b.h.rounded()))
     }
 }

@@ -11,10 +11,4 @@ public struct RGBImage: Sendable {
         self.height = height
         self.pixels = pixels
     }
-
-    /// The red, green and blue values at column x, row y.
-    public subscript(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
-        let i = (y * width + x) * 3
-        return (pixels[i], pixels[i + 1], pixels[i + 2])
-    }
 }

@@ -81,8 +81,7 @@ final class RegionSearcher {
     /// Codes read in a displayed-frame region: the region is mapped back to the coded picture
     /// and read there in place.
     private func codesIn(_ region: Box, symbology: Symbology, luma: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
-        let corners = [Point(x: region.x, y: region.y), Point(x: region.x + region.w, y: region.y + region.h)]
-        let coded = Box(bounding: corners.map(rotation.coded))
+        let coded = rotation.coded(region)
         guard let crop = luma.cropped(x: Int(coded.x.rounded(.down)), y: Int(coded.y.rounded(.down)),
                                       width: Int(coded.w.rounded(.up)), height: Int(coded.h.rounded(.up))) else { return [] }
         if codeReaders[symbology] == nil {

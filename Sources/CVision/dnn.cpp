@@ -58,24 +58,24 @@ cv::Mat wrapPlane(const uint8_t *data, int width, int height, int stride, int ch
     return cv::Mat(height, width, CV_8UC(channels), const_cast<uint8_t *>(data), (size_t)stride);
 }
 
-/// Luma: area averaging when shrinking (no aliasing of fine detail). Chroma (`smooth`): bilinear,
-/// several times cheaper for the non-integer factors chroma planes usually need, and enough for
-/// colour that carries no fine detail.
-void resizeTo(const cv::Mat &src, cv::Mat &dst, cv::Size size, bool smooth = false) {
-    if (src.size() == size) {
-        src.copyTo(dst);
-        return;
+/// `src` at `size` (coded orientation), turned `rotation` degrees clockwise for display: only the
+/// steps needed, into kept buffers; with neither, `src` itself (no copy). Luma: area averaging
+/// when shrinking (no aliasing of fine detail). Chroma (`smooth`): bilinear, several times cheaper
+/// for the non-integer factors chroma planes usually need, and enough for colour that carries no
+/// fine detail.
+cv::Mat prepare(const cv::Mat &src, cv::Size size, int rotation, cv::Mat &scaled, cv::Mat &turned, bool smooth = false) {
+    cv::Mat m = src;
+    if (src.size() != size) {
+        const bool shrinks = size.width <= src.cols && size.height <= src.rows;
+        cv::resize(src, scaled, size, 0, 0, shrinks && !smooth ? cv::INTER_AREA : cv::INTER_LINEAR);
+        m = scaled;
     }
-    const bool shrinks = size.width <= src.cols && size.height <= src.rows;
-    cv::resize(src, dst, size, 0, 0, shrinks && !smooth ? cv::INTER_AREA : cv::INTER_LINEAR);
-}
-
-void rotateInPlace(cv::Mat &m, int rotation) {
-    if (rotation == 0) return;
-    cv::Mat out;
-    cv::rotate(m, out, rotation == 90 ? cv::ROTATE_90_CLOCKWISE
-                     : rotation == 180 ? cv::ROTATE_180 : cv::ROTATE_90_COUNTERCLOCKWISE);
-    m = out;
+    if (rotation != 0) {
+        cv::rotate(m, turned, rotation == 90 ? cv::ROTATE_90_CLOCKWISE
+                            : rotation == 180 ? cv::ROTATE_180 : cv::ROTATE_90_COUNTERCLOCKWISE);
+        m = turned;
+    }
+    return m;
 }
 
 } // namespace
@@ -87,7 +87,8 @@ struct slv_dnn {
     cv::Size fixedInput;                    // UltraFace: the model's input size
     cv::Size priorSize;                     // YuNet: the size `priors` were made for
     std::vector<Prior> priors;
-    cv::Mat y, cb, cr, chroma, blob;        // reused buffers
+    // Reused buffers: scaled and turned planes, the interleaved chroma and its halves, the blob.
+    cv::Mat yScaled, yTurned, cbScaled, cbTurned, crScaled, crTurned, chroma, halves[2], blob;
     std::vector<cv::Mat> results;
 };
 
@@ -98,25 +99,31 @@ namespace {
 void makeBlob(slv_dnn *d, const slv_yuv_image &image, cv::Size displaySize, int rotation, bool useColor) {
     const bool swaps = rotation == 90 || rotation == 270;
     const cv::Size coded = swaps ? cv::Size(displaySize.height, displaySize.width) : displaySize;
-    resizeTo(wrapPlane(image.luma.data, image.luma.width, image.luma.height, image.luma.stride, 1), d->y, coded);
-    rotateInPlace(d->y, rotation);
+    const cv::Mat y = prepare(wrapPlane(image.luma.data, image.luma.width, image.luma.height, image.luma.stride, 1),
+                              coded, rotation, d->yScaled, d->yTurned);
 
     const bool color = useColor && image.cb && image.cr && image.chroma_width > 0 && image.chroma_height > 0;
+    cv::Mat cb, cr;
     if (color) {
+        cv::Mat cbCoded, crCoded;
         if (image.chroma_step == 2) {
             // Interleaved (NV12: Cb Cr, NV21: Cr Cb): scale both at once, then split.
             const uint8_t *first = std::min(image.cb, image.cr);
-            resizeTo(wrapPlane(first, image.chroma_width, image.chroma_height, image.chroma_stride, 2), d->chroma, coded, true);
-            cv::Mat parts[2];
-            cv::split(d->chroma, parts);
-            d->cb = image.cb < image.cr ? parts[0] : parts[1];
-            d->cr = image.cb < image.cr ? parts[1] : parts[0];
+            const cv::Mat both = wrapPlane(first, image.chroma_width, image.chroma_height, image.chroma_stride, 2);
+            cv::Mat sized = both;
+            if (both.size() != coded) {
+                cv::resize(both, d->chroma, coded, 0, 0, cv::INTER_LINEAR);
+                sized = d->chroma;
+            }
+            cv::split(sized, d->halves);
+            cbCoded = image.cb < image.cr ? d->halves[0] : d->halves[1];
+            crCoded = image.cb < image.cr ? d->halves[1] : d->halves[0];
         } else {
-            resizeTo(wrapPlane(image.cb, image.chroma_width, image.chroma_height, image.chroma_stride, 1), d->cb, coded, true);
-            resizeTo(wrapPlane(image.cr, image.chroma_width, image.chroma_height, image.chroma_stride, 1), d->cr, coded, true);
+            cbCoded = wrapPlane(image.cb, image.chroma_width, image.chroma_height, image.chroma_stride, 1);
+            crCoded = wrapPlane(image.cr, image.chroma_width, image.chroma_height, image.chroma_stride, 1);
         }
-        rotateInPlace(d->cb, rotation);
-        rotateInPlace(d->cr, rotation);
+        cb = prepare(cbCoded, coded, rotation, d->cbScaled, d->cbTurned, true);
+        cr = prepare(crCoded, coded, rotation, d->crScaled, d->crTurned, true);
     }
 
     const int w = displaySize.width, h = displaySize.height;
@@ -135,9 +142,9 @@ void makeBlob(slv_dnn *d, const slv_yuv_image &image, cv::Size displaySize, int 
     const float scale = rgb ? 1.0f / 128.0f : 1.0f, offset = rgb ? -127.0f / 128.0f : 0.0f;
     float *outR = rgb ? planes[0] : planes[2], *outG = planes[1], *outB = rgb ? planes[2] : planes[0];
     for (int row = 0; row < h; row++) {
-        const uint8_t *ys = d->y.ptr<uint8_t>(row);
-        const uint8_t *cbs = color ? d->cb.ptr<uint8_t>(row) : nullptr;
-        const uint8_t *crs = color ? d->cr.ptr<uint8_t>(row) : nullptr;
+        const uint8_t *ys = y.ptr<uint8_t>(row);
+        const uint8_t *cbs = color ? cb.ptr<uint8_t>(row) : nullptr;
+        const uint8_t *crs = color ? cr.ptr<uint8_t>(row) : nullptr;
         const size_t base = (size_t)row * w;
         for (int col = 0; col < w; col++) {
             const float luma = (ys[col] - yOffset) * yScale;

@@ -5,11 +5,7 @@ import Sightline
 /// Output format of `audit` and `diff`.
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case table, json }
 
-/// How frames of the two files are paired.
-enum MatchOption: String, ExpressibleByArgument, CaseIterable {
-    case index, time
-    var matching: FrameMatching { self == .index ? .index : .time }
-}
+extension FrameMatching: ExpressibleByArgument {}
 
 /// Which kinds of object to compare.
 enum KindOption: String, ExpressibleByArgument, CaseIterable {
@@ -33,24 +29,13 @@ struct ComparisonOptions: ParsableArguments {
     var format: ReportFormat = .table
 
     @Option(name: .customLong("match"), help: "Pair frames by index, or by time (nearest within half a frame interval).")
-    var match: MatchOption = .index
+    var match: FrameMatching = .index
 
     @Option(help: "Kinds of object to compare: faces, codes or all.")
     var kind: KindOption = .all
 
     func validate() throws {
         guard iou > 0 && iou <= 1 else { throw ValidationError("--iou must be in (0, 1], not \(iou).") }
-    }
-}
-
-/// Reads a record file for `audit` or `diff`; a bad file is one stderr line and exit 65 (66 when it
-/// cannot be read at all).
-func readRecords(_ path: String, truth: Bool) throws -> RecordFile {
-    do {
-        return try RecordFile(auditInput: path, truth: truth)
-    } catch let error as RecordFileError {
-        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-        throw ExitCode(error.exitCode)
     }
 }
 
@@ -125,7 +110,7 @@ struct Audit: ParsableCommand {
     func run() throws {
         let p = try readRecords(predicted, truth: false)
         let t = try readRecords(truth, truth: true)
-        let options = AuditOptions(iou: comparison.iou, matching: comparison.match.matching, kinds: comparison.kind.kinds, perFrame: perFrame)
+        let options = AuditOptions(iou: comparison.iou, matching: comparison.match, kinds: comparison.kind.kinds, perFrame: perFrame)
         let report = try comparing { try Auditor(options: options).audit(predicted: p, truth: t) }
         switch comparison.format {
         case .json: print(report.json.serialized())

@@ -26,7 +26,7 @@ struct Diff: ParsableCommand {
     func run() throws {
         let first = try readRecords(a, truth: false)
         let second = try readRecords(b, truth: false)
-        let differ = RunDiffer(iou: comparison.iou, matching: comparison.match.matching, kinds: comparison.kind.kinds)
+        let differ = RunDiffer(iou: comparison.iou, matching: comparison.match, kinds: comparison.kind.kinds)
         let diff = try comparing { try differ.diff(first, second) }
         switch comparison.format {
         case .json: print(diff.json.serialized())

@@ -84,14 +84,3 @@ struct Render: ParsableCommand {
         }
     }
 }
-
-/// Runs `body`, turning a malformed record file into one stderr line and its exit code (65, or 66
-/// when it cannot be read).
-func recordFile<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as RecordFileError {
-        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-        throw ExitCode(error.exitCode)
-    }
-}

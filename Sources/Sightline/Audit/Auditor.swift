@@ -110,23 +110,24 @@ public struct Auditor: Sendable {
             var audit = KindAudit(kind: .faces)
             audit.skipped = skipReason(.faces, predicted: predicted, truth: truth)
             if audit.skipped == nil {
-                var ap = AveragePrecision(minIoU: options.iou)
+                // Average precision needs scores: without them, nothing to accumulate.
+                var ap = predicted.facesHaveScores ? AveragePrecision(minIoU: options.iou) : nil
                 for (k, frame) in alignment.frames.enumerated() {
                     let t = frame.reference?.faces ?? [], p = frame.other?.faces ?? []
                     let match = matcher.match(truth: t, predicted: p)
                     audit.detection.add(match)
-                    ap.add(truth: t.map(\.box), predicted: p.map { ($0.box, $0.score) })
+                    ap?.add(truth: t.map(\.box), predicted: p.map { ($0.box, $0.score) })
                     if options.perFrame {
                         issues[k].missedFaces = match.missed.map { t[$0] }
                         issues[k].extraFaces = match.extra.map { p[$0] }
                     }
                 }
-                if !predicted.facesHaveScores {
+                audit.averagePrecision = ap?.value
+                if ap == nil {
                     audit.averagePrecisionNote = predicted.frames.contains { !$0.faces.isEmpty } ? "the prediction's faces have no scores" : "the prediction has no faces"
-                } else if ap.value == nil {
+                } else if audit.averagePrecision == nil {
                     audit.averagePrecisionNote = "the truth has no faces"
                 }
-                audit.averagePrecision = predicted.facesHaveScores ? ap.value : nil
                 audit.tracking = tracking(alignment.frames, name: "faces", ids: { $0.faces.map(\.track) },
                                           boxes: { $0.faces.map(\.box) })
             }
@@ -179,17 +180,13 @@ public struct Auditor: Sendable {
                           boxes: (FrameRecord) -> [Box]) -> TrackingResult {
         if let problem = trackIdProblem(frames.compactMap(\.reference), side: "truth", name: name, ids: ids) { return .unavailable(problem) }
         if let problem = trackIdProblem(frames.compactMap(\.other), side: "prediction", name: name, ids: ids) { return .unavailable(problem) }
+        let matcher = ObservationMatcher(minIoU: options.iou)
         var accumulator = MOTAccumulator()
         for frame in frames {
             let truthBoxes = frame.reference.map(boxes) ?? [], predictedBoxes = frame.other.map(boxes) ?? []
             let objects = (frame.reference.map(ids) ?? []).compactMap { $0 }
             let hypotheses = (frame.other.map(ids) ?? []).compactMap { $0 }
-            let distances = truthBoxes.map { t in
-                predictedBoxes.map { p -> Double? in
-                    let iou = t.iou(p)
-                    return iou >= options.iou && iou > 0 ? 1 - iou : nil
-                }
-            }
+            let distances = truthBoxes.map { t in predictedBoxes.map { matcher.cost(t.iou($0)) } }
             accumulator.update(objects: objects, hypotheses: hypotheses, distances: distances)
         }
         return .available(accumulator.metrics, accumulator.identity)

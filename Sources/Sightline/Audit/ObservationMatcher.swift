@@ -24,19 +24,18 @@ public struct ObservationMatcher: Sendable {
     /// `penalty(t, p)` is added to the cost of an allowed pair; it only decides between assignments
     /// with the same number of pairs (codes use it to prefer a read with the right payload).
     public func match(truth: [Box], predicted: [Box], penalty: (Int, Int) -> Double = { _, _ in 0 }) -> FrameMatch {
-        var ious = [[Double]](repeating: [], count: truth.count)
-        var cost = [[Double?]](repeating: [], count: truth.count)
-        for (t, tb) in truth.enumerated() {
-            ious[t] = predicted.map { tb.iou($0) }
-            cost[t] = ious[t].enumerated().map { p, iou in iou >= minIoU && iou > 0 ? 1 - iou + penalty(t, p) : nil }
-        }
-        let assignment = AssignmentSolver.solve(cost)
+        let ious = truth.map { t in predicted.map { t.iou($0) } }
+        let costs = ious.enumerated().map { t, row in row.enumerated().map { p, iou in cost(iou).map { $0 + penalty(t, p) } } }
+        let assignment = AssignmentSolver.solve(costs)
         let pairs = assignment.map { FrameMatch.Pair(truth: $0.row, predicted: $0.column, iou: ious[$0.row][$0.column]) }
         let pairedTruth = Set(pairs.map(\.truth)), pairedPredicted = Set(pairs.map(\.predicted))
         return FrameMatch(pairs: pairs,
                           missed: truth.indices.filter { !pairedTruth.contains($0) },
                           extra: predicted.indices.filter { !pairedPredicted.contains($0) })
     }
+
+    /// The cost of pairing boxes with this overlap, 1 − IoU, or nil when they may not pair.
+    public func cost(_ iou: Double) -> Double? { iou >= minIoU && iou > 0 ? 1 - iou : nil }
 
     public func match(truth: [FaceObservation], predicted: [FaceObservation]) -> FrameMatch {
         match(truth: truth.map(\.box), predicted: predicted.map(\.box))

@@ -131,22 +131,15 @@ public struct RunDiffer: Sendable {
 
         for frame in frames {
             let itemsA = frame.reference.map(items) ?? [], itemsB = frame.other.map(items) ?? []
-            var cost = [[Double?]]()
-            for x in itemsA {
-                cost.append(itemsB.map { y in
-                    let overlap = x.box.iou(y.box)
-                    guard overlap > 0 else { return nil }
-                    return 1 - overlap + (samePayload(x, y) ? 0 : 1)
-                })
+            // Any overlap pairs; among equally many pairs, the same payload is preferred.
+            let match = ObservationMatcher(minIoU: 0).match(truth: itemsA.map(\.box), predicted: itemsB.map(\.box)) {
+                samePayload(itemsA[$0], itemsB[$1]) ? 0 : 1
             }
-            let pairs = AssignmentSolver.solve(cost)
-            let pairedA = Set(pairs.map(\.row)), pairedB = Set(pairs.map(\.column))
             func change(_ k: DiffChange.Kind, _ x: DiffItem?, _ y: DiffItem?, _ overlap: Double? = nil) {
                 changes.append(DiffChange(frame: frame.index, t: frame.t, kind: k, a: x, b: y, iou: overlap))
             }
-            for p in pairs {
-                let x = itemsA[p.row], y = itemsB[p.column]
-                let overlap = x.box.iou(y.box)
+            for p in match.pairs {
+                let x = itemsA[p.truth], y = itemsB[p.predicted], overlap = p.iou
                 if !samePayload(x, y) {
                     diff.payloadChanged += 1
                     change(.payload, x, y, overlap)
@@ -167,11 +160,11 @@ public struct RunDiffer: Sendable {
                     bToA[tb] = ta
                 }
             }
-            for i in itemsA.indices where !pairedA.contains(i) {
+            for i in match.missed {
                 diff.lost += 1
                 change(.lost, itemsA[i], nil)
             }
-            for j in itemsB.indices where !pairedB.contains(j) {
+            for j in match.extra {
                 diff.new += 1
                 change(.new, nil, itemsB[j])
             }

@@ -33,7 +33,7 @@ public enum CameraCatalog {
     /// be opened or is not a capture device (`noVideoStream`).
     public static func describe(_ path: String) throws -> CameraDescription {
         let device = try V4L2Device(path: path)
-        let caps = try device.capability()
+        let caps = device.capability
         let all = device.formats()
         let formats = all.filter { !$0.emulated }.map { format in
             CameraDescription.Format(fourcc: format.fourcc.description, description: format.description,

@@ -69,7 +69,7 @@ public final class CameraSource: FrameSource {
         let path = options.device
         let device = try V4L2Device(path: path)
         self.device = device
-        let caps = try device.capability()
+        let caps = device.capability
         guard caps.canStream else {
             throw SightlineError.deviceUnsupported(path: path, reason: "the device does not stream (no mmap I/O)")
         }

@@ -17,30 +17,36 @@ public struct FourCC: Hashable, Sendable, CustomStringConvertible {
 /// Used by one thread at a time.
 final class V4L2Device {
     let path: String
-    private var fd: Int32
+    /// What the driver says the device is (VIDIOC_QUERYCAP, asked once at open).
+    let capability: Capability
+    private let fd: Int32
     private var mappings: [(address: UnsafeMutableRawPointer, length: Int)] = []
 
     /// Opens `path` and checks that it is a streaming video capture device.
     init(path: String) throws {
         self.path = path
         Self.silenceLibrary
-        fd = Self.quietly { slv_v4l2_open(path, O_RDWR | O_CLOEXEC) }
+        let fd = Self.quietly { slv_v4l2_open(path, O_RDWR | O_CLOEXEC) }
         guard fd >= 0 else { throw Self.openError(path: path, errno: slv_errno()) }
-        // From here on, deinit closes the device if init throws.
-        let caps: Capability
-        do {
-            caps = try capability()
-        } catch SightlineError.deviceUnsupported {
+        var cap = v4l2_capability()
+        guard withUnsafeMutableBytes(of: &cap, { slv_v4l2_ioctl(fd, SLV_VIDIOC_QUERYCAP, $0.baseAddress) }) == 0 else {
+            let code = slv_errno()
+            v4l2_close(fd)
             // A node that does not know VIDIOC_QUERYCAP (ENOTTY) is no video device at all.
-            throw SightlineError.noVideoStream(path: path, reason: "not a V4L2 device")
+            if code == ENOTTY || code == EINVAL { throw SightlineError.noVideoStream(path: path, reason: "not a V4L2 device") }
+            throw Self.error(path: path, errno: code, action: "query the device")
         }
-        guard caps.isCapture else {
-            throw SightlineError.noVideoStream(path: path, reason: "not a video capture device (\(caps.card), driver \(caps.driver))")
+        self.fd = fd
+        let device = cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? cap.device_caps : cap.capabilities
+        capability = Capability(driver: Self.string(cap.driver), card: Self.string(cap.card), bus: Self.string(cap.bus_info),
+                                deviceCaps: device)
+        // From here on, deinit closes the device if init throws.
+        guard capability.isCapture else {
+            throw SightlineError.noVideoStream(path: path, reason: "not a video capture device (\(capability.card), driver \(capability.driver))")
         }
     }
 
     deinit {
-        guard fd >= 0 else { return }
         stopStreaming()
         v4l2_close(fd)
     }
@@ -54,14 +60,6 @@ final class V4L2Device {
         var deviceCaps: UInt32
         var isCapture: Bool { deviceCaps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 }
         var canStream: Bool { deviceCaps & UInt32(V4L2_CAP_STREAMING) != 0 }
-    }
-
-    func capability() throws -> Capability {
-        var cap = v4l2_capability()
-        try ioctl(SLV_VIDIOC_QUERYCAP, &cap, "query the device")
-        let device = cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? cap.device_caps : cap.capabilities
-        return Capability(driver: Self.string(cap.driver), card: Self.string(cap.card), bus: Self.string(cap.bus_info),
-                          deviceCaps: device)
     }
 
     /// The capture formats, with `emulated` true for those libv4l2 converts to.

@@ -327,24 +327,11 @@ public final class VideoFileSource {
             return nil
         }
         guard let clone = av_frame_clone(decoded) else { throw SightlineError.internal("out of memory cloning a frame") }
-        let gray = try Self.hasLumaPlane(decoded.pointee.format) ? nil : convertToGray(decoded)
+        // A GRAY8 copy only for pixel formats without an 8-bit luma plane (RGB, 10-bit, packed YUV…).
+        let gray = try VideoFrame.lumaFormats.contains(decoded.pointee.format) ? nil
+            : convertedFrame(decoded, to: AV_PIX_FMT_GRAY8, scaler: &grayScaler)
         defer { delivered += 1 }
         return VideoFrame(index: delivered, pts: pts, seconds: seconds, rotation: rotation, decoded: clone, gray: gray)
-    }
-
-    /// Formats whose first plane is 8-bit luma that detectors can read in place.
-    private static let lumaFormats: Set<Int32> = [
-        AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P,
-        AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV440P, AV_PIX_FMT_YUVJ440P,
-        AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_NV16,
-        AV_PIX_FMT_GRAY8, AV_PIX_FMT_YUVA420P,
-    ].map { Int32($0.rawValue) }.reduce(into: Set<Int32>()) { $0.insert($1) }
-
-    private static func hasLumaPlane(_ format: Int32) -> Bool { lumaFormats.contains(format) }
-
-    /// A GRAY8 copy for pixel formats without an 8-bit luma plane (RGB, 10-bit, packed YUV…).
-    private func convertToGray(_ src: UnsafeMutablePointer<AVFrame>) throws -> UnsafeMutablePointer<AVFrame> {
-        try convertedFrame(src, to: AV_PIX_FMT_GRAY8, scaler: &grayScaler)
     }
 
     /// FFmpeg logs to standard error by itself; Sightline reports errors in one line of its own,

@@ -126,6 +126,8 @@ public final class VideoFrame: @unchecked Sendable {
         AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV440P, AV_PIX_FMT_YUVJ440P,
         AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_YUVA420P,
     ].map { $0.rawValue })
+    /// Pixel formats whose first plane is 8-bit luma, read in place (the others get a GRAY8 copy).
+    static let lumaFormats = planarYUV.union([AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_NV16, AV_PIX_FMT_GRAY8].map(\.rawValue))
     private static let jpegRange: Set<Int32> = Set([
         AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P,
     ].map { $0.rawValue })

@@ -72,7 +72,7 @@ struct Analyze: ParsableCommand {
         }
         let out = RunOutput(tracking: tracking, writer: writer, renderer: renderer,
                             thumbnails: try thumbnails.map { try ThumbnailCollector(directory: $0) },
-                            progress: Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
+                            progress: Progress(quiet: quiet,
                                                totalFrames: Progress.expectedFrames(source.info, start: start, duration: duration)))
 
         // SIGINT/SIGTERM: stop reading, finish the frames in flight, write the summary.

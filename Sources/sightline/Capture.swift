@@ -100,7 +100,7 @@ struct Capture: ParsableCommand {
         }
         let out = RunOutput(tracking: tracking, writer: writer, renderer: recorder,
                             thumbnails: try thumbnails.map { try ThumbnailCollector(directory: $0) },
-                            progress: Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0, totalFrames: frames))
+                            progress: Progress(quiet: quiet, totalFrames: frames))
         out.progressNote = { [unowned out] record in
             let latency = camera.latency(pts: record.pts).map { String(format: "latency %.2fs  ", $0) } ?? ""
             return latency + "dropped \(out.summary.droppedFrames)  lost \(camera.lostFrames)"

@@ -9,8 +9,9 @@ final class Progress {
     private var lastDraw = ContinuousClock.now - .seconds(1)
     private var drewSomething = false
 
-    init(enabled: Bool, totalFrames: Int?) {
-        self.enabled = enabled
+    /// Drawn only when standard error is a terminal and the run is not `quiet`.
+    init(quiet: Bool, totalFrames: Int?) {
+        enabled = !quiet && isatty(STDERR_FILENO) != 0
         self.totalFrames = totalFrames
     }
 

@@ -44,7 +44,7 @@ struct Render: ParsableCommand {
         let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let renderer = OverlayRenderer(painter: painter, writer: try MP4Writer(path: output, source: source, options: rendering.encoder),
                                        audioFrom: source)
-        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) != 0,
+        let progress = Progress(quiet: quiet,
                                 totalFrames: Progress.expectedFrames(source.info, start: replay.start, duration: replay.duration))
 
         // SIGINT/SIGTERM: stop reading and finish the video written so far.

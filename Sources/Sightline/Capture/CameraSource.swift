@@ -51,6 +51,8 @@ public final class CameraSource: FrameSource {
     private let device: V4L2Device
     private let options: CameraOptions
     private let size: FrameSize
+    /// Cameras deliver upright pictures: no rotation.
+    private let rotation: Rotation
     private let bytesPerLine: Int
     /// The first frame's driver timestamp (µs); set once by the reading thread, read by others.
     private let firstTimestamp = Atomic<Int64>(Int64.min)
@@ -81,6 +83,7 @@ public final class CameraSource: FrameSource {
                 + (offered.isEmpty ? "" : " (sizes: \(offered.map(\.description).joined(separator: ", ")))"))
         }
         size = format.size
+        rotation = Rotation(degrees: 0, codedWidth: size.width, codedHeight: size.height)
         bytesPerLine = format.bytesPerLine
         let fps = try device.setFrameRate(options.fps)
         if let wanted = options.fps, let fps, abs(fps - wanted) > 0.5 {
@@ -131,11 +134,13 @@ public final class CameraSource: FrameSource {
 
             if let last = lastSequence, filled.sequence > last &+ 1 { lost.add(Int(filled.sequence - last - 1), ordering: .relaxed) }
             lastSequence = filled.sequence
-            if firstTimestamp.load(ordering: .relaxed) == Int64.min {
+            var first = firstTimestamp.load(ordering: .relaxed)
+            if first == Int64.min {
+                first = filled.timestamp
                 monotonic = filled.monotonic
-                firstTimestamp.store(filled.timestamp, ordering: .releasing)
+                firstTimestamp.store(first, ordering: .releasing)
             }
-            let pts = filled.timestamp - firstTimestamp.load(ordering: .relaxed)
+            let pts = filled.timestamp - first
             if let maxSeconds = options.maxSeconds, Double(pts) / 1e6 >= maxSeconds { return finish() }
             guard let picture = try copy(filled.bytes) else {
                 damage.corruptFrames += 1
@@ -144,7 +149,7 @@ public final class CameraSource: FrameSource {
             picture.pointee.pts = pts
             defer { delivered += 1 }
             return VideoFrame(index: delivered, pts: pts, seconds: Double(pts) / 1e6,
-                              rotation: Rotation(degrees: 0, codedWidth: size.width, codedHeight: size.height),
+                              rotation: rotation,
                               decoded: picture, gray: nil)
         }
         return nil

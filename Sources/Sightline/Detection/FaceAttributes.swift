@@ -36,9 +36,12 @@ extension FaceAttributes {
         a.leftEye = landmarks.leftEye
         a.rightEye = landmarks.rightEye
         a.mouth = Point(x: (landmarks.mouthLeft.x + landmarks.mouthRight.x) / 2, y: (landmarks.mouthLeft.y + landmarks.mouthRight.y) / 2)
-        a.roll = atan2(landmarks.rightEye.y - landmarks.leftEye.y, landmarks.rightEye.x - landmarks.leftEye.x) * 180 / .pi
+        a.roll = Self.roll(left: landmarks.leftEye, right: landmarks.rightEye)
         return a
     }
+
+    /// Degrees the eye line turns from horizontal (clockwise positive, y down).
+    static func roll(left: Point, right: Point) -> Double { atan2(right.y - left.y, right.x - left.x) * 180 / .pi }
 }
 
 /// Eye and smile cascades (opencv-data) searched inside face boxes. One instance per thread.
@@ -84,7 +87,7 @@ public final class FaceAttributeReader {
         if parts.left_eye != 0 { a.leftEye = Point(x: Double(parts.left_x), y: Double(parts.left_y)) }
         if parts.right_eye != 0 { a.rightEye = Point(x: Double(parts.right_x), y: Double(parts.right_y)) }
         if let l = a.leftEye, let r = a.rightEye {
-            a.roll = atan2(r.y - l.y, r.x - l.x) * 180 / .pi
+            a.roll = FaceAttributes.roll(left: l, right: r)
         }
         a.smile = parts.smile != 0
         if parts.smile != 0 { a.mouth = Point(x: Double(parts.mouth_x), y: Double(parts.mouth_y)) }

@@ -29,18 +29,17 @@ public final class JSONLinesWriter {
     public func write(_ record: JSON) throws {
         var line = record.serialized()
         line.append("\n")
-        try Array(line.utf8).withUnsafeBytes { try writeAll($0) }
+        try line.withUTF8 { try writeAll(fd, UnsafeRawBufferPointer($0), path: path == "-" ? "standard output" : path) }
     }
+}
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SightlineError.writeFailed(path: path == "-" ? "standard output" : path, reason: String(cString: strerror(errno)))
-            }
-            offset += n
-        }
+/// Writes all of `bytes` to `fd` (retrying after a signal); a failure names `path`.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    var offset = 0
+    while offset < bytes.count {
+        let n = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw SightlineError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        offset += n
     }
 }

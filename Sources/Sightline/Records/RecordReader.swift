@@ -55,6 +55,15 @@ public struct RecordShapeError: Error, CustomStringConvertible, Sendable {
 extension RecordFile {
     /// The whole file, or an error naming why it cannot be read.
     static func contents(of path: String) throws -> Data {
+        try checkIsFile(path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied or I/O error", unreadable: true)
+        }
+        return data
+    }
+
+    /// Fails unless `path` names an existing file that is not a directory.
+    static func checkIsFile(_ path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw RecordFileError(path: path, line: 0, reason: "cannot read the file: No such file or directory", unreadable: true)
@@ -62,10 +71,19 @@ extension RecordFile {
         guard !isDirectory.boolValue else {
             throw RecordFileError(path: path, line: 0, reason: "cannot read the file: it is a directory", unreadable: true)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied or I/O error", unreadable: true)
+    }
+
+    /// Line `line` of a JSON Lines file as a JSON object and its `type`; nil for a blank line.
+    /// `isLast`: the line ended the file without a newline (so a parse failure means it was cut short).
+    static func record(_ bytes: some Collection<UInt8>, line: Int, isLast: Bool, path: String) throws -> ([String: Any], String)? {
+        if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { return nil }
+        func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: line, reason: reason) }
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
+            throw fail(isLast ? "truncated last line: no newline at the end of the file and not valid JSON" : "not valid JSON")
         }
-        return data
+        guard let object = parsed as? [String: Any] else { throw fail("not a JSON object") }
+        guard let type = object["type"] as? String else { throw fail("record without a \"type\"") }
+        return (object, type)
     }
 
     /// Reads a Sightline JSON Lines file. Any malformed line is an error naming the line; so is a
@@ -83,15 +101,9 @@ extension RecordFile {
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (offset, line) in lines.enumerated() {
             let lineNumber = offset + 1
-            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
+            // The last piece has no newline after it.
+            guard let (object, type) = try Self.record(line, line: lineNumber, isLast: offset == lines.count - 1, path: path) else { continue }
             func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: lineNumber, reason: reason) }
-            let isLast = offset == lines.count - 1   // no newline after it
-            guard let parsed = try? JSONSerialization.jsonObject(with: Data(line)) else {
-                throw fail(isLast ? "truncated last line: no newline at the end of the file and not valid JSON"
-                                  : "not valid JSON")
-            }
-            guard let object = parsed as? [String: Any] else { throw fail("not a JSON object") }
-            guard let type = object["type"] as? String else { throw fail("record without a \"type\"") }
             switch type {
             case "stream": stream = object
             case "summary": summary = object

@@ -37,7 +37,7 @@ public final class RecordReplay {
     public func check(_ info: VideoStreamInfo) throws {
         let s = reader.stream
         func int(_ key: String) -> Int? { (s[key] as? NSNumber)?.intValue }
-        guard let index = int("stream_index"), let codec = s["codec"] as? String, let width = int("coded_width"),
+        guard let index = streamIndex, let codec = s["codec"] as? String, let width = int("coded_width"),
               let height = int("coded_height"), let base = s["time_base"] as? [NSNumber], base.count == 2 else {
             throw mismatch("the stream record lacks stream_index, codec, coded_width, coded_height or time_base (not written by sightline analyze?)")
         }

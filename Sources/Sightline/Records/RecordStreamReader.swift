@@ -22,13 +22,7 @@ public final class RecordStreamReader {
 
     public init(path: String) throws {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: No such file or directory", unreadable: true)
-        }
-        guard !isDirectory.boolValue else {
-            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: it is a directory", unreadable: true)
-        }
+        try RecordFile.checkIsFile(path)
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied", unreadable: true)
         }
@@ -65,14 +59,7 @@ public final class RecordStreamReader {
     private func nextObject() throws -> ([String: Any], String)? {
         while let (bytes, isLast) = try nextLine() {
             line += 1
-            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
-            func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: line, reason: reason) }
-            guard let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
-                throw fail(isLast ? "truncated last line: no newline at the end of the file and not valid JSON" : "not valid JSON")
-            }
-            guard let object = parsed as? [String: Any] else { throw fail("not a JSON object") }
-            guard let type = object["type"] as? String else { throw fail("record without a \"type\"") }
-            return (object, type)
+            if let record = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) { return record }
         }
         return nil
     }

@@ -103,7 +103,8 @@ public final class OverlayPainter {
             let points = code.polygon.map(rotation.coded).flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] }
             slv_draw_polygon(yuv, points, Int32(code.polygon.count), Self.codeColor, thickness)
             let text = (code.track.map { "\($0) " } ?? "") + Self.shorten(code.text)
-            label(text, x: code.box.x, y: code.box.y + code.box.h + Double(thickness) + 2)
+            let box = code.box
+            label(text, x: box.x, y: box.y + box.h + Double(thickness) + 2)
         }
         if timestamp {
             let text = Self.clock(record.t)

@@ -9,15 +9,7 @@ public enum PNGWriter {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw SightlineError.outputUnwritable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        try data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw SightlineError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
-                offset += n
-            }
-        }
+        try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
     }
 
     /// The PNG file's bytes.

@@ -57,9 +57,9 @@ final class RegionSearcher {
         case .code where codes:
             guard let symbology = prediction.record.symbology, let text = prediction.record.text,
                   let bytes = prediction.record.bytes else { return .nothing }
-            let key = Tracker.key(symbology, bytes)
             do {
-                let same = try codesIn(region, symbology: symbology, luma: luma, rotation: rotation).filter { Tracker.key($0) == key }
+                let same = try codesIn(region, symbology: symbology, luma: luma, rotation: rotation)
+                    .filter { $0.symbology == symbology && $0.bytes == bytes }
                 if var best = same.min(by: { $0.box.center.distance(to: b.center) < $1.box.center.distance(to: b.center) }) {
                     best.track = prediction.id
                     best.source = .refined

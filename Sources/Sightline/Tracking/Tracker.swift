@@ -24,12 +24,10 @@ public final class Tracker {
         var record: TrackRecord
         var scoreSum = 0.0
         var bestScore = -Double.infinity
-        let key: [UInt8]
 
-        init(id: Int, kind: TrackKind, box: Box, key: [UInt8], frame: FrameRecord) {
+        init(id: Int, kind: TrackKind, box: Box, frame: FrameRecord) {
             self.id = id
             self.kind = kind
-            self.key = key
             motion = BoxMotion(box)
             record = TrackRecord(id: id, kind: kind, firstFrame: frame.index, lastFrame: frame.index,
                                  firstT: frame.t, lastT: frame.t, bestBox: box, bestFrame: frame.index)
@@ -159,7 +157,7 @@ public final class Tracker {
                           source: frame.faces[pair.det].source, frame: frame)
         }
         for d in pending where !usedDet.contains(d) {
-            let track = LiveTrack(id: nextID, kind: .face, box: frame.faces[d].box, key: [], frame: frame)
+            let track = LiveTrack(id: nextID, kind: .face, box: frame.faces[d].box, frame: frame)
             nextID += 1
             live.append(track)
             frame.faces[d].track = track.id
@@ -171,10 +169,10 @@ public final class Tracker {
     private func associateCodes(_ frame: inout FrameRecord, matched: inout Set<Int>) {
         for i in frame.codes.indices where frame.codes[i].track == nil {
             let code = frame.codes[i]
-            let key = Self.key(code)
             let box = code.box
+            // Codes are the same object only if symbology and payload bytes agree.
             let nearest = live
-                .filter { $0.kind == .code && $0.key == key && !matched.contains($0.id) }
+                .filter { $0.record.symbology == code.symbology && $0.record.bytes == code.bytes && !matched.contains($0.id) }
                 .min { a, b in
                     let da = a.motion.box.center.distance(to: box.center), db = b.motion.box.center.distance(to: box.center)
                     return da != db ? da < db : a.id < b.id
@@ -183,7 +181,7 @@ public final class Tracker {
             if let nearest {
                 track = nearest
             } else {
-                track = LiveTrack(id: nextID, kind: .code, box: box, key: key, frame: frame)
+                track = LiveTrack(id: nextID, kind: .code, box: box, frame: frame)
                 track.record.symbology = code.symbology
                 track.record.text = code.text
                 track.record.bytes = code.bytes
@@ -195,8 +193,4 @@ public final class Tracker {
             track.observe(box: box, score: 1, source: code.source, frame: frame)
         }
     }
-
-    /// Codes are the same object only if symbology and payload bytes agree.
-    static func key(_ code: CodeObservation) -> [UInt8] { key(code.symbology, code.bytes) }
-    static func key(_ symbology: Symbology, _ bytes: [UInt8]) -> [UInt8] { Array(symbology.rawValue.utf8) + [0] + bytes }
 }

@@ -5,7 +5,7 @@ import Sightline
 struct Tracks: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the timeline of faces and codes from saved records: one line per track.",
-        discussion: "Reads the track records that `sightline analyze` writes. Exit 65 when the file is malformed."
+        discussion: "Reads the track records that `sightline analyze` writes. Exit 65 when the file is malformed, 66 when it is missing or unreadable."
     )
 
     @Argument(help: "Records written by sightline analyze.")
@@ -22,13 +22,7 @@ struct Tracks: ParsableCommand {
     }
 
     func run() throws {
-        let file: RecordFile
-        do {
-            file = try RecordFile(path: records)
-        } catch let error as RecordFileError {
-            FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-            throw ExitCode(65)
-        }
+        let file = try recordFile { try RecordFile(path: records) }
         let tracks = file.tracks.filter { kind == nil || $0.kind.rawValue == kind }.sorted { $0.id < $1.id }
         if json {
             for track in tracks { print(track.json.serialized()) }

@@ -77,6 +77,16 @@ final class SampleTrackingTests: XCTestCase {
             }
         }
         XCTAssertTrue(strided.contains { $0.faces.contains { $0.source == .refined } })
+        // Between detections a face is followed by its look at the last detection: the refined
+        // box keeps that detection's size (a cascade search would size it anew).
+        for record in strided where record.index % 5 != 0 {
+            let detection = strided[record.index - record.index % 5]
+            for face in record.faces where face.source == .refined {
+                let detected = try XCTUnwrap(detection.faces.first { $0.track == face.track }, "frame \(record.index)")
+                XCTAssertEqual(face.box.w, detected.box.w, accuracy: 0.01, "frame \(record.index)")
+                XCTAssertEqual(face.box.h, detected.box.h, accuracy: 0.01, "frame \(record.index)")
+            }
+        }
         // The code entering at frame 150 (a detection frame) is found at once.
         let late = strided.first { $0.codes.contains { $0.text == "SIGHTLINE-QR-2 enters halfway" } }
         XCTAssertEqual(late?.index, 150)
@@ -107,5 +117,11 @@ final class SampleTrackingTests: XCTestCase {
         let cut = try sightline("tracks", records.path)
         XCTAssertEqual(cut.status, 65)
         XCTAssertTrue(cut.stderr.contains("\(records.path):307:"), cut.stderr)
+        // A missing file: exit 66, one line naming it.
+        let missing = dir.appendingPathComponent("none.jsonl").path
+        let gone = try sightline("tracks", missing)
+        XCTAssertEqual(gone.status, 66)
+        XCTAssertEqual(gone.stderr.split(separator: "\n").count, 1, gone.stderr)
+        XCTAssertTrue(gone.stderr.contains(missing), gone.stderr)
     }
 }

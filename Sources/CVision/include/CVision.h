@@ -108,6 +108,21 @@ void slv_dnn_destroy(slv_dnn *detector);
 int slv_dnn_detect(slv_dnn *detector, const slv_yuv_image *image, const slv_dnn_options *options,
                    slv_dnn_face *faces, int capacity, char *error, size_t error_size);
 
+// MARK: Appearance patches (following an object between full detections)
+
+typedef struct slv_patch slv_patch;
+
+/// The picture under the box (x, y, w, h), sampled so its longer side is `size` pixels. NULL when
+/// the box lies outside the picture or the patch is too flat to follow.
+slv_patch *slv_patch_create(slv_gray_image image, float x, float y, float w, float h, int size);
+void slv_patch_destroy(slv_patch *patch);
+/// Looks for the patch's box near the box of its size at (x, y), within `margin` box sizes on
+/// every side. Returns the best normalized correlation (-1..1), with the found box's top-left in
+/// `found_x`, `found_y`; -2 when the region could not be searched. Reads `patch` only: several
+/// threads may search with one patch at once.
+float slv_patch_find(const slv_patch *patch, slv_gray_image image, float x, float y, float margin,
+                     float *found_x, float *found_y);
+
 // MARK: zxing-cpp
 
 typedef struct slv_zxing slv_zxing;

@@ -79,4 +79,9 @@ public struct Rotation: Hashable, Sendable {
         default: return p
         }
     }
+
+    /// The displayed-frame box showing coded-picture box `b` (inverse of `coded(_: Box)`).
+    public func display(_ b: Box) -> Box {
+        Box(bounding: [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y + b.h)].map(display))
+    }
 }

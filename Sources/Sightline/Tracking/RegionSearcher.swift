@@ -1,6 +1,7 @@
-/// Searches a frame around one live track's predicted place: the face cascade with sizes near the
-/// track's, or the code reader for the track's symbology only. It holds detectors of its own
-/// (neither cascades nor code readers may be shared between threads): one searcher per thread.
+/// Searches a frame around one live track's predicted place. A face: its appearance patch from
+/// the last detection first, then (a changed look, or no patch) the face cascade with sizes near
+/// the track's. A code: the code reader for the track's symbology only. It holds detectors of its
+/// own (neither cascades nor code readers may be shared between threads): one searcher per thread.
 final class RegionSearcher {
     /// What one search gave.
     enum Outcome {
@@ -32,7 +33,14 @@ final class RegionSearcher {
     var searchesFaces: Bool { faceDetector != nil }
     var searchesCodes: Bool { codeOptions.backend != .off }
 
-    func search(_ prediction: Tracker.Prediction, luma: GrayImage, rotation: Rotation, faces: Bool, codes: Bool) -> Outcome {
+    /// A patch this well correlated is the face. Measured on the samples: a face followed over
+    /// four frames correlates 0.9 and more with its detection; other places of the frame stay
+    /// below 0.6.
+    static let patchCorrelation = 0.75
+
+    /// `patch`: the track's appearance at its last detection (faces; nil when there is none).
+    func search(_ prediction: Tracker.Prediction, patch: AppearancePatch?, luma: GrayImage, rotation: Rotation,
+                faces: Bool, codes: Bool) -> Outcome {
         // Search the predicted box grown by half its size on every side.
         let b = prediction.box
         let region = Box(x: b.x - b.w / 2, y: b.y - b.h / 2, w: b.w * 2, h: b.h * 2)
@@ -40,6 +48,10 @@ final class RegionSearcher {
         let mayInterpolate = prediction.misses <= detectEvery
         switch prediction.kind {
         case .face where faces:
+            if let patch, let found = patch.find(near: b, margin: 0.5, luma: luma, rotation: rotation),
+               found.correlation >= Self.patchCorrelation {
+                return .face(FaceObservation(box: found.box, score: patch.score, track: prediction.id, source: .refined))
+            }
             guard let faceDetector else { return .nothing }
             do {
                 // The face keeps roughly its size from one frame to the next: a few coarse

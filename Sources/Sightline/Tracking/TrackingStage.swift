@@ -17,6 +17,8 @@ public final class TrackingStage {
     private let detectEvery: Int
     /// One region searcher per lane of parallel search (none without a detection stride).
     private let searchers: [RegionSearcher]
+    /// Live face tracks' appearance at their last detection, by track id (detection stride only).
+    private var patches: [Int: AppearancePatch] = [:]
     /// Region searches that failed with an error (counted in the summary).
     public private(set) var errors = 0
 
@@ -46,7 +48,17 @@ public final class TrackingStage {
             refine(&record, in: frame)
         }
         let ended = tracker.update(&record)
+        if !searchers.isEmpty { keepPatches(record, frame: frame, ended: ended) }
         return (record, ended)
+    }
+
+    /// Takes each detected face's appearance for the frames up to the next detection.
+    private func keepPatches(_ record: FrameRecord, frame: VideoFrame, ended: [TrackRecord]) {
+        for face in record.faces where face.source == .detected {
+            guard let id = face.track else { continue }
+            patches[id] = AppearancePatch(box: face.box, score: face.score, luma: frame.luma, rotation: frame.rotation)
+        }
+        for track in ended { patches[track.id] = nil }
     }
 
     /// Ends every live track (end of stream).
@@ -64,7 +76,8 @@ public final class TrackingStage {
         var outcomes = [RegionSearcher.Outcome](repeating: .nothing, count: predictions.count)
         let lanes = min(searchers.count, predictions.count)
         outcomes.withUnsafeMutableBufferPointer { out in
-            let work = SearchLanes(out: out, searchers: searchers, predictions: predictions, luma: luma, rotation: rotation,
+            let work = SearchLanes(out: out, searchers: searchers, predictions: predictions,
+                                   patches: predictions.map { patches[$0.id] }, luma: luma, rotation: rotation,
                                    faces: searchFaces, codes: searchCodes, lanes: lanes)
             if lanes > 1 { DispatchQueue.concurrentPerform(iterations: lanes) { work.run(lane: $0) } } else if lanes == 1 { work.run(lane: 0) }
         }
@@ -92,6 +105,7 @@ private struct SearchLanes: @unchecked Sendable {
     let out: UnsafeMutableBufferPointer<RegionSearcher.Outcome>
     let searchers: [RegionSearcher]
     let predictions: [Tracker.Prediction]
+    let patches: [AppearancePatch?]
     let luma: GrayImage
     let rotation: Rotation
     let faces: Bool
@@ -100,7 +114,8 @@ private struct SearchLanes: @unchecked Sendable {
 
     func run(lane: Int) {
         for i in stride(from: lane, to: predictions.count, by: lanes) {
-            out[i] = searchers[lane].search(predictions[i], luma: luma, rotation: rotation, faces: faces, codes: codes)
+            out[i] = searchers[lane].search(predictions[i], patch: patches[i], luma: luma, rotation: rotation,
+                                            faces: faces, codes: codes)
         }
     }
 }

@@ -1,0 +1,42 @@
+import CVision
+
+/// How a face looked at its last full detection: the picture under its box, sampled small.
+/// Between detections (detection stride) the face is followed by finding this patch again near
+/// its predicted place (normalized cross-correlation): a small fraction of a cascade search, and
+/// the box keeps the full detector's geometry instead of the cascade's.
+///
+/// Made from detections only, never from a frame it was itself found in, so it cannot drift.
+/// Immutable once made: the region searches of one frame may use it from several threads.
+final class AppearancePatch: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The detected box, displayed-frame pixels.
+    let box: Box
+    /// The detector's score at that detection.
+    let score: Double
+
+    /// Longer side of the sample, in pixels: enough texture for a face, cheap to correlate.
+    static let sampleSize: Int32 = 32
+
+    /// Nil when the box lies outside the picture or holds too little texture to follow.
+    init?(box: Box, score: Double, luma: GrayImage, rotation: Rotation) {
+        let coded = rotation.coded(box)
+        guard let handle = slv_patch_create(luma.image, Float(coded.x), Float(coded.y), Float(coded.w), Float(coded.h),
+                                            Self.sampleSize) else { return nil }
+        self.handle = handle
+        self.box = box
+        self.score = score
+    }
+
+    deinit { slv_patch_destroy(handle) }
+
+    /// The box of the detection's size that best matches the patch within `margin` box sizes
+    /// around `predicted`'s centre, and how well it matches (normalized correlation, up to 1).
+    func find(near predicted: Box, margin: Double, luma: GrayImage, rotation: Rotation) -> (box: Box, correlation: Double)? {
+        let centre = predicted.center
+        let guess = rotation.coded(Box(x: centre.x - box.w / 2, y: centre.y - box.h / 2, w: box.w, h: box.h))
+        var x: Float = 0, y: Float = 0
+        let correlation = slv_patch_find(handle, luma.image, Float(guess.x), Float(guess.y), Float(margin), &x, &y)
+        guard correlation >= -1 else { return nil }
+        return (rotation.display(Box(x: Double(x), y: Double(y), w: guess.w, h: guess.h)), Double(correlation))
+    }
+}

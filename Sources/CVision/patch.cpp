@@ -15,16 +15,18 @@ cv::Mat wrapPicture(slv_gray_image image) {
     return cv::Mat(image.height, image.width, CV_8UC1, const_cast<uint8_t *>(image.data), (size_t)image.stride);
 }
 
-/// The picture's whole pixels covering [x, x + w) x [y, y + h), edges replicated where the
-/// rectangle leaves the picture, resized by `scale` (area averaging). `origin`: the picture pixel
-/// where the sample starts; `step`: picture pixels per sample pixel.
-bool sample(const cv::Mat &picture, double x, double y, double w, double h, double scale,
+/// The picture's whole pixels covering [x, x + w) x [y, y + h), resized by `scale` (area
+/// averaging). Where the rectangle leaves the picture, the edges are replicated (`replicate`) or
+/// the rectangle is cut to the picture. `origin`: the picture pixel where the sample starts;
+/// `step`: picture pixels per sample pixel.
+bool sample(const cv::Mat &picture, double x, double y, double w, double h, double scale, bool replicate,
             cv::Mat &out, cv::Point2d &origin, cv::Point2d &step) {
-    const int x0 = (int)std::floor(x), y0 = (int)std::floor(y);
-    const int x1 = (int)std::ceil(x + w), y1 = (int)std::ceil(y + h);
+    int x0 = (int)std::floor(x), y0 = (int)std::floor(y);
+    int x1 = (int)std::ceil(x + w), y1 = (int)std::ceil(y + h);
     const int cx0 = std::max(0, x0), cy0 = std::max(0, y0);
     const int cx1 = std::min(picture.cols, x1), cy1 = std::min(picture.rows, y1);
     if (cx1 <= cx0 || cy1 <= cy0) return false;
+    if (!replicate) x0 = cx0, y0 = cy0, x1 = cx1, y1 = cy1;
     cv::Mat region = picture(cv::Rect(cx0, cy0, cx1 - cx0, cy1 - cy0)), padded;
     if (cx0 != x0 || cy0 != y0 || cx1 != x1 || cy1 != y1) {
         cv::copyMakeBorder(region, padded, cy0 - y0, y1 - cy1, cx0 - x0, x1 - cx1, cv::BORDER_REPLICATE);
@@ -60,7 +62,8 @@ extern "C" slv_patch *slv_patch_create(slv_gray_image image, float x, float y, f
         auto patch = new slv_patch();
         patch->scale = size / std::max<double>(w, h);
         cv::Point2d origin, step;
-        if (!sample(wrapPicture(image), x, y, w, h, patch->scale, patch->pixels, origin, step)) {
+        // A detected box may stick out of the picture by a little: its edges are replicated.
+        if (!sample(wrapPicture(image), x, y, w, h, patch->scale, true, patch->pixels, origin, step)) {
             delete patch;
             return nullptr;
         }
@@ -85,13 +88,15 @@ extern "C" void slv_patch_destroy(slv_patch *patch) { delete patch; }
 extern "C" float slv_patch_find(const slv_patch *patch, slv_gray_image image, float x, float y, float margin,
                                 float *found_x, float *found_y) {
     try {
-        // The search region: the patch's box at (x, y), grown by `margin` box sizes on every side.
+        // The search region: the patch's box at (x, y), grown by `margin` box sizes on every side
+        // and cut to the picture, so the patch is only found where the picture shows all of it
+        // (a face leaving the frame is left to the cascade, which sees what is left of it).
         const double mx = margin * patch->w, my = margin * patch->h;
         cv::Mat region;
         cv::Point2d origin, step;
         if (!sample(wrapPicture(image), x - patch->boxOffset.x - mx, y - patch->boxOffset.y - my,
                     patch->pixels.cols / patch->scale + 2 * mx, patch->pixels.rows / patch->scale + 2 * my,
-                    patch->scale, region, origin, step)) return -2;
+                    patch->scale, false, region, origin, step)) return -2;
         if (region.cols < patch->pixels.cols || region.rows < patch->pixels.rows) return -2;
         cv::Mat response;
         cv::matchTemplate(region, patch->pixels, response, cv::TM_CCOEFF_NORMED);

@@ -1,3 +1,4 @@
+import CVision
 import XCTest
 @testable import Sightline
 
@@ -57,6 +58,39 @@ final class AppearancePatchTests: XCTestCase {
             XCTAssertEqual(found.box.x, target.x, accuracy: 1.0)
             XCTAssertEqual(found.box.y, target.y, accuracy: 1.0)
             XCTAssertEqual(found.box.w, face.box.w, accuracy: 1e-9)
+        }
+    }
+
+    func testThePatchIsOnlyFoundWhereThePictureShowsAllOfIt() throws {
+        // Noise, and the same noise moved 60 px to the left: the patch taken at x = 40 is then
+        // half out of the picture. It must not be "found" at x = -20 (where the picture shows
+        // only half of it); inside the picture, nothing else matches it.
+        var seed: UInt32 = 12345
+        let width = 200, height = 100
+        let noise = (0..<(width * height)).map { _ -> UInt8 in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: seed >> 24)
+        }
+        var moved = [UInt8](repeating: 0, count: width * height)
+        for row in 0..<height {
+            for col in 0..<(width - 60) { moved[row * width + col] = noise[row * width + col + 60] }
+        }
+        let rotation = Rotation(degrees: 0, codedWidth: width, codedHeight: height)
+        func gray(_ pixels: UnsafeBufferPointer<UInt8>) -> GrayImage {
+            GrayImage(image: slv_gray_image(data: pixels.baseAddress, width: Int32(width), height: Int32(height), stride: Int32(width)))
+        }
+        let box = Box(x: 40, y: 30, w: 40, h: 40)
+        try noise.withUnsafeBufferPointer { original in
+            let patch = try XCTUnwrap(AppearancePatch(box: box, score: 1, luma: gray(original), rotation: rotation))
+            let same = try XCTUnwrap(patch.find(near: box, margin: 0.5, luma: gray(original), rotation: rotation))
+            XCTAssertGreaterThan(same.correlation, 0.99)
+            XCTAssertEqual(same.box.x, 40, accuracy: 0.5)
+            try moved.withUnsafeBufferPointer { shifted in
+                let predicted = Box(x: -20, y: 30, w: 40, h: 40)
+                let found = try XCTUnwrap(patch.find(near: predicted, margin: 0.5, luma: gray(shifted), rotation: rotation))
+                XCTAssertGreaterThanOrEqual(found.box.x, -0.5)
+                XCTAssertLessThan(found.correlation, RegionSearcher.patchCorrelation)
+            }
         }
     }
 

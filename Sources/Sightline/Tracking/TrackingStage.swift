@@ -43,22 +43,25 @@ public final class TrackingStage {
         // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.
         if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, []) }
         var record = record
+        let facesDetected = record.faceStatus == .ok || record.faceStatus == .error
         tracker.advance()
         if record.faceStatus == .skipped || record.codeStatus == .skipped {
             refine(&record, in: frame)
         }
         let ended = tracker.update(&record)
-        if !searchers.isEmpty { keepPatches(record, frame: frame, ended: ended) }
+        if facesDetected && !searchers.isEmpty { keepPatches(record, frame: frame) }
         return (record, ended)
     }
 
-    /// Takes each detected face's appearance for the frames up to the next detection.
-    private func keepPatches(_ record: FrameRecord, frame: VideoFrame, ended: [TrackRecord]) {
+    /// On a detection frame, takes each detected face's look for the frames up to the next
+    /// detection. A face the detector did not find keeps none: a look that old may belong to a
+    /// face that has turned away or is leaving the frame, so the cascade searches for it instead.
+    private func keepPatches(_ record: FrameRecord, frame: VideoFrame) {
+        patches = [:]
         for face in record.faces where face.source == .detected {
             guard let id = face.track else { continue }
             patches[id] = AppearancePatch(box: face.box, score: face.score, luma: frame.luma, rotation: frame.rotation)
         }
-        for track in ended { patches[track.id] = nil }
     }
 
     /// Ends every live track (end of stream).

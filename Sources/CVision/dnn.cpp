@@ -8,6 +8,7 @@
 // - UltraFace (version-RFB-320/-640): RGB (x - 127) / 128 input of a fixed size; outputs scores
 //   (N x 2) and boxes (N x 4, corners relative to the image), already decoded by the graph.
 #include "CVision.h"
+#include "Wrap.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -54,10 +55,6 @@ std::vector<Prior> yunetPriors(int w, int h) {
     return priors;
 }
 
-cv::Mat wrapPlane(const uint8_t *data, int width, int height, int stride, int channels) {
-    return cv::Mat(height, width, CV_8UC(channels), const_cast<uint8_t *>(data), (size_t)stride);
-}
-
 /// `src` at `size` (coded orientation), turned `rotation` degrees clockwise for display: only the
 /// steps needed, into kept buffers; with neither, `src` itself (no copy). Luma: area averaging
 /// when shrinking (no aliasing of fine detail). Chroma (`smooth`): bilinear, several times cheaper
@@ -99,7 +96,7 @@ namespace {
 void makeBlob(slv_dnn *d, const slv_yuv_image &image, cv::Size displaySize, int rotation, bool useColor) {
     const bool swaps = rotation == 90 || rotation == 270;
     const cv::Size coded = swaps ? cv::Size(displaySize.height, displaySize.width) : displaySize;
-    const cv::Mat y = prepare(wrapPlane(image.luma.data, image.luma.width, image.luma.height, image.luma.stride, 1),
+    const cv::Mat y = prepare(wrapPlane(image.luma),
                               coded, rotation, d->yScaled, d->yTurned);
 
     const bool color = useColor && image.cb && image.cr && image.chroma_width > 0 && image.chroma_height > 0;

@@ -1,5 +1,6 @@
 // Overlays drawn straight into the planes of a YUV 4:2:0 picture with OpenCV: no RGB round trip.
 #include "CVision.h"
+#include "Wrap.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -211,7 +212,7 @@ extern "C" void slv_draw_image(slv_yuv420 p, const slv_yuva444 *image, int x, in
         if (!image || image->width < 1 || image->height < 1 || w < 1 || h < 1) return;
         Planes planes(p);
         auto plane = [&](const uint8_t *data) {
-            return toCoded(cv::Mat(image->height, image->width, CV_8UC1, const_cast<uint8_t *>(data), (size_t)image->stride), rotation);
+            return toCoded(wrapPlane(data, image->width, image->height, image->stride), rotation);
         };
         cv::Mat py = plane(image->y), pu = plane(image->u), pv = plane(image->v), pa = plane(image->a);
         cv::Rect r = codedRect(cv::Rect(x, y, w, h), rotation, p.width, p.height);

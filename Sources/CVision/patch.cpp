@@ -2,6 +2,7 @@
 // object's box, sampled small, found again near its predicted place by normalized
 // cross-correlation. Behind the C API of CVision.h; every entry point catches C++ exceptions.
 #include "CVision.h"
+#include "Wrap.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -10,10 +11,6 @@
 #include <cmath>
 
 namespace {
-
-cv::Mat wrapPicture(slv_gray_image image) {
-    return cv::Mat(image.height, image.width, CV_8UC1, const_cast<uint8_t *>(image.data), (size_t)image.stride);
-}
 
 /// The picture's whole pixels covering [x, x + w) x [y, y + h), resized by `scale` (area
 /// averaging). Where the rectangle leaves the picture, the edges are replicated (`replicate`) or
@@ -63,7 +60,7 @@ extern "C" slv_patch *slv_patch_create(slv_gray_image image, float x, float y, f
         patch->scale = size / std::max<double>(w, h);
         cv::Point2d origin, step;
         // A detected box may stick out of the picture by a little: its edges are replicated.
-        if (!sample(wrapPicture(image), x, y, w, h, patch->scale, true, patch->pixels, origin, step)) {
+        if (!sample(wrapPlane(image), x, y, w, h, patch->scale, true, patch->pixels, origin, step)) {
             delete patch;
             return nullptr;
         }
@@ -94,7 +91,7 @@ extern "C" float slv_patch_find(const slv_patch *patch, slv_gray_image image, fl
         const double mx = margin * patch->w, my = margin * patch->h;
         cv::Mat region;
         cv::Point2d origin, step;
-        if (!sample(wrapPicture(image), x - patch->boxOffset.x - mx, y - patch->boxOffset.y - my,
+        if (!sample(wrapPlane(image), x - patch->boxOffset.x - mx, y - patch->boxOffset.y - my,
                     patch->pixels.cols / patch->scale + 2 * mx, patch->pixels.rows / patch->scale + 2 * my,
                     patch->scale, false, region, origin, step)) return -2;
         if (region.cols < patch->pixels.cols || region.rows < patch->pixels.rows) return -2;

@@ -1,6 +1,7 @@
 // OpenCV and zxing-cpp behind the C API of CVision.h. Every entry point catches C++ exceptions:
 // one unwinding into Swift would end the process.
 #include "CVision.h"
+#include "Wrap.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -19,11 +20,6 @@ void report(char *error, size_t size, const char *message) {
         std::strncpy(error, message, size - 1);
         error[size - 1] = '\0';
     }
-}
-
-cv::Mat wrap(slv_gray_image image) {
-    // No copy: the Mat points at the caller's plane for the duration of the call.
-    return cv::Mat(image.height, image.width, CV_8UC1, const_cast<uint8_t *>(image.data), (size_t)image.stride);
 }
 
 } // namespace
@@ -75,7 +71,7 @@ cv::Mat regionImage(slv_gray_image image, int rotation, cv::Rect shown, double s
         case 270: coded = cv::Rect(W - shown.y - shown.height, shown.x, shown.height, shown.width); break;
         default: coded = shown;
     }
-    cv::Mat work = wrap(image)(coded);
+    cv::Mat work = wrapPlane(image)(coded);
     if (scale != 1.0) {
         cv::resize(work, scaled, cv::Size(), scale, scale, scale < 1.0 ? cv::INTER_AREA : cv::INTER_LINEAR);
         work = scaled;

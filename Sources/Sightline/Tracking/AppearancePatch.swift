@@ -37,6 +37,10 @@ final class AppearancePatch: @unchecked Sendable {
         var x: Float = 0, y: Float = 0
         let correlation = slv_patch_find(handle, luma.image, Float(guess.x), Float(guess.y), Float(margin), &x, &y)
         guard correlation >= -1 else { return nil }
-        return (rotation.display(Box(x: Double(x), y: Double(y), w: guess.w, h: guess.h)), Double(correlation))
+        // Whole sample pixels may place the box a pixel or two past the picture's edge; it is
+        // kept inside, as detections are.
+        let found = Box(x: max(0, min(Double(x), Double(luma.width) - guess.w)),
+                        y: max(0, min(Double(y), Double(luma.height) - guess.h)), w: guess.w, h: guess.h)
+        return (rotation.display(found), Double(correlation))
     }
 }

@@ -13,21 +13,30 @@ final class AppearancePatchTests: XCTestCase {
         return found
     }
 
-    func testAFaceIsFoundFourFramesLaterWhereTheTruthHasItAndNowhereElse() throws {
+    /// Makes each truth face's patch in frame `from` of `path` (whose displayed frames are the
+    /// sample's) and searches frame `to` from where the face was (no motion model): the patch
+    /// must find the face where the truth has it, to a pixel. `check` looks further.
+    private func followTruthFaces(in path: String = Fixtures.sample, from: Int, to: Int,
+                                  check: (AppearancePatch, FaceObservation, VideoFrame) throws -> Void = { _, _, _ in }) throws {
         let truth = try RecordFile(path: Fixtures.sampleTruth).frames
-        let pictures = try frames([100, 104])
-        let (then, now) = (try XCTUnwrap(pictures[100]), try XCTUnwrap(pictures[104]))
-        XCTAssertEqual(truth[100].faces.count, 2)
-        for face in truth[100].faces {
-            let patch = try XCTUnwrap(AppearancePatch(box: face.box, score: 0.9, luma: then.luma, rotation: then.rotation))
-            let target = try XCTUnwrap(truth[104].faces.first { $0.track == face.track }).box
-            // Searched from where the face was four frames ago (no motion model): the patch finds
-            // the face where the truth has it, to a pixel.
+        let pictures = try frames([from, to], of: path)
+        let (then, now) = (try XCTUnwrap(pictures[from]), try XCTUnwrap(pictures[to]))
+        XCTAssertEqual(truth[from].faces.count, 2)
+        for face in truth[from].faces {
+            let patch = try XCTUnwrap(AppearancePatch(box: face.box, score: 1, luma: then.luma, rotation: then.rotation))
+            let target = try XCTUnwrap(truth[to].faces.first { $0.track == face.track }).box
             let found = try XCTUnwrap(patch.find(near: face.box, margin: 0.5, luma: now.luma, rotation: now.rotation))
             XCTAssertGreaterThan(found.correlation, 0.9)
             XCTAssertEqual(found.box.x, target.x, accuracy: 1.0)
             XCTAssertEqual(found.box.y, target.y, accuracy: 1.0)
             XCTAssertEqual(found.box.w, face.box.w, accuracy: 1e-9)
+            try check(patch, face, now)
+        }
+    }
+
+    func testAFaceIsFoundFourFramesLaterWhereTheTruthHasItAndNowhereElse() throws {
+        let truth = try RecordFile(path: Fixtures.sampleTruth).frames
+        try followTruthFaces(from: 100, to: 104) { patch, face, now in
             // The other face, and a code, do not pass for this one.
             let other = try XCTUnwrap(truth[104].faces.first { $0.track != face.track }).box
             let elsewhere = try XCTUnwrap(patch.find(near: other, margin: 0.5, luma: now.luma, rotation: now.rotation))
@@ -39,26 +48,8 @@ final class AppearancePatchTests: XCTestCase {
     }
 
     func testRotatedVideoIsFollowedInDisplayedCoordinates() throws {
-        // The picture stored turned a quarter clockwise and tagged to be turned back for display:
-        // the displayed frames are the original ones, so the original truth applies unchanged.
-        let dir = try Fixtures.temporaryDirectory(self)
-        let turned = dir.appendingPathComponent("turned.mp4").path
-        let rotated = dir.appendingPathComponent("rotated.mp4").path
-        try ffmpeg("-i", Fixtures.sample, "-t", "0.2", "-vf", "transpose=clock", "-c:v", "libx264", "-crf", "16", turned)
-        try ffmpeg("-i", turned, "-c", "copy", "-metadata:s:v", "rotate=90", rotated)
-        let pictures = try frames([0, 4], of: rotated)
-        let (then, now) = (try XCTUnwrap(pictures[0]), try XCTUnwrap(pictures[4]))
-        XCTAssertTrue(then.rotation.swapsAxes)
-        let truth = try RecordFile(path: Fixtures.sampleTruth).frames
-        for face in truth[0].faces {
-            let patch = try XCTUnwrap(AppearancePatch(box: face.box, score: 1, luma: then.luma, rotation: then.rotation))
-            let target = try XCTUnwrap(truth[4].faces.first { $0.track == face.track }).box
-            let found = try XCTUnwrap(patch.find(near: face.box, margin: 0.5, luma: now.luma, rotation: now.rotation))
-            XCTAssertGreaterThan(found.correlation, 0.9)
-            XCTAssertEqual(found.box.x, target.x, accuracy: 1.0)
-            XCTAssertEqual(found.box.y, target.y, accuracy: 1.0)
-            XCTAssertEqual(found.box.w, face.box.w, accuracy: 1e-9)
-        }
+        let rotated = try Media.sampleTurnedForDisplay(seconds: 0.2, in: try Fixtures.temporaryDirectory(self))
+        try followTruthFaces(in: rotated, from: 0, to: 4) { _, _, now in XCTAssertTrue(now.rotation.swapsAxes) }
     }
 
     func testThePatchIsOnlyFoundWhereThePictureShowsAllOfIt() throws {

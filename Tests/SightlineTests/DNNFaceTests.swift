@@ -112,13 +112,8 @@ final class DNNFaceTests: XCTestCase {
 
     func testRotatedVideoGeometryIsInTheDisplayedFrame() throws {
         try installModels()
-        // As in SampleTruthTests: the picture stored turned a quarter clockwise and tagged to be
-        // turned back for display; the detection image must be turned before the model sees it.
-        let dir = try Fixtures.temporaryDirectory(self)
-        let turned = dir.appendingPathComponent("turned.mp4").path
-        let rotated = dir.appendingPathComponent("rotated.mp4").path
-        try ffmpeg("-i", Fixtures.sample, "-t", "1", "-vf", "transpose=clock", "-c:v", "libx264", "-crf", "16", turned)
-        try ffmpeg("-i", turned, "-c", "copy", "-metadata:s:v", "rotate=90", rotated)
+        // The detection image must be turned before the model sees it.
+        let rotated = try Media.sampleTurnedForDisplay(seconds: 1, in: try Fixtures.temporaryDirectory(self))
         let truth = Array(try RecordFile(path: Fixtures.sampleTruth).frames.prefix(30))
         for backend in ["yunet", "ultraface"] {
             let run = try analyze([rotated, "-q", "--faces", backend, "--codes", "off"])

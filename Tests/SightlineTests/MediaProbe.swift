@@ -64,6 +64,18 @@ enum Media {
         return probe.stdoutText.split(separator: "\n").filter { $0.contains("data_hash=") }.map { $0.split(separator: "=").last! }
     }
 
+    /// The first `seconds` of the sample stored turned a quarter clockwise and tagged to be turned
+    /// back for display, written into `dir`: its displayed frames are the sample's, so the
+    /// sample's truth applies unchanged.
+    static func sampleTurnedForDisplay(seconds: Double, in dir: URL) throws -> String {
+        let turned = dir.appendingPathComponent("turned.mp4").path
+        let rotated = dir.appendingPathComponent("rotated.mp4").path
+        try ffmpeg("-i", Fixtures.sample, "-t", String(seconds), "-vf", "transpose=clock", "-c:v", "libx264", "-crf", "16", turned)
+        // FFmpeg 5.1 writes the rotate tag as a display matrix when remuxing.
+        try ffmpeg("-i", turned, "-c", "copy", "-metadata:s:v", "rotate=90", rotated)
+        return rotated
+    }
+
     /// The first 2 s of the sample with an AAC sine tone added, written into `dir`.
     static func sampleWithAudio(in dir: URL) throws -> String {
         let path = dir.appendingPathComponent("audio.mp4").path

@@ -139,14 +139,8 @@ final class SampleTruthTests: XCTestCase {
     }
 
     func testRotatedVideoGeometryIsInTheDisplayedFrame() throws {
-        // Store the picture turned a quarter clockwise and tag it to be turned back for display:
-        // the displayed frames are the original ones, so the original truth applies unchanged.
-        let dir = try Fixtures.temporaryDirectory(self)
-        let turned = dir.appendingPathComponent("turned.mp4").path
-        let rotated = dir.appendingPathComponent("rotated.mp4").path
-        try ffmpeg("-i", Fixtures.sample, "-t", "1", "-vf", "transpose=clock", "-c:v", "libx264", "-crf", "16", turned)
-        // FFmpeg 5.1 writes the rotate tag as a display matrix when remuxing.
-        try ffmpeg("-i", turned, "-c", "copy", "-metadata:s:v", "rotate=90", rotated)
+        // Displayed frames are the sample's, so the sample's truth applies unchanged.
+        let rotated = try Media.sampleTurnedForDisplay(seconds: 1, in: try Fixtures.temporaryDirectory(self))
         let run = try sightline("analyze", rotated, "-q")
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = try jsonLines(run.stdout)

@@ -162,7 +162,7 @@ echo "threads:   $THREADS   faces: ${FACES:-default}   reps: $REPS   load averag
     || die "sightline cannot run with these options (see above)"
 echo
 
-# One line per run: label, kind (decode|analyze), rep, wall µs, max RSS kB, frames.
+# One line per run: label, kind (decode|analyze), rep, wall µs, max RSS kB, frames, CPU ms.
 RAW="$RUNS/raw.tsv"
 : >"$RAW"
 now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
@@ -182,16 +182,18 @@ print(frames)
 PY
 }
 
-# Runs "$@" under /usr/bin/time; sets WALL_US and RSS_KB. Wall time is taken
-# around the call with microsecond resolution (%e has only 10 ms, coarse for a
-# decode-only pass of well under a second); peak RSS is %M.
+# Runs "$@" under /usr/bin/time; sets WALL_US, RSS_KB and CPU_MS. Wall time is
+# taken around the call with microsecond resolution (%e has only 10 ms, coarse
+# for a decode-only pass of well under a second); peak RSS is %M; CPU time is
+# user plus system (%U + %S), all threads.
 timed() {
     local tf="$RUNS/time.txt" t0 t1
     t0=$(now_us)
-    /usr/bin/time -f '%e %M' -o "$tf" "$@"
+    /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@"
     t1=$(now_us)
     WALL_US=$((t1 - t0))
     RSS_KB=$(awk 'END { print $2 }' "$tf")
+    CPU_MS=$(awk 'END { printf "%d", ($3 + $4) * 1000 }' "$tf")
 }
 
 for i in "${!inputs[@]}"; do
@@ -199,13 +201,13 @@ for i in "${!inputs[@]}"; do
     base=$(basename "$in" .mp4)
     for rep in $(seq 1 "$REPS"); do
         timed ffmpeg -hide_banner -loglevel error -threads 0 -i "$in" -f null -
-        printf '%s\tdecode\t%s\t%s\t%s\t\n' "$label" "$rep" "$WALL_US" "$RSS_KB" >>"$RAW"
+        printf '%s\tdecode\t%s\t%s\t%s\t\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$CPU_MS" >>"$RAW"
         dwall=$WALL_US
 
         jsonl="$RUNS/$base.jsonl"
         timed "$BIN" analyze "$in" -q -o "$jsonl" --threads "$THREADS" "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}"
         frames=$(summary_frames "$jsonl")
-        printf '%s\tanalyze\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" >>"$RAW"
+        printf '%s\tanalyze\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" "$CPU_MS" >>"$RAW"
         awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$WALL_US" -v m="$RSS_KB" -v f="$frames" \
             'BEGIN { printf "%-12s run %d/%d  decode %6.2f s  sightline %7.2f s  %5d frames  %6.1f MB\n", l, r, n, d/1e6, a/1e6, f, m/1024 }' >&2
     done
@@ -215,18 +217,18 @@ echo >&2
 python3 - "$RAW" "$OUT" "$NPROC" "$VERSION" "$THREADS" "$REPS" "$LONG" "${FACES:-}" \
     "$(ffmpeg -version | head -1 | sed 's/ Copyright.*//')" \
     "$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)" \
-    "$(cut -d' ' -f1-3 /proc/loadavg)" "$SHA" <<'PY'
+    "$(cut -d' ' -f1-3 /proc/loadavg)" "$SHA" "${EXTRA_ARGS[*]+"${EXTRA_ARGS[*]}"}" <<'PY'
 import json, os, platform, statistics, sys, time
 
-raw, out, nproc, version, threads, reps, long_, faces, ffmpeg_version, commit, load_end, sha = sys.argv[1:]
+raw, out, nproc, version, threads, reps, long_, faces, ffmpeg_version, commit, load_end, sha, extra = sys.argv[1:]
 runs = {}
 order = []
 for line in open(raw):
-    label, kind, rep, wall_us, rss_kb, frames = line.rstrip("\n").split("\t")
+    label, kind, rep, wall_us, rss_kb, frames, cpu_ms = line.rstrip("\n").split("\t")
     if label not in runs:
         runs[label] = {"decode": [], "analyze": []}
         order.append(label)
-    runs[label][kind].append({"wall_s": int(wall_us) / 1e6, "rss_kb": int(rss_kb),
+    runs[label][kind].append({"wall_s": int(wall_us) / 1e6, "rss_kb": int(rss_kb), "cpu_s": int(cpu_ms) / 1e3,
                               "frames": int(frames) if frames else None})
 
 cpu = "unknown"
@@ -253,15 +255,20 @@ for label in order:
         "decode_fps": round(d_fps, 1), "sightline_fps": round(a_fps, 1),
         "ratio": round(a_fps / d_fps, 3),
         "peak_rss_mb": round(max(r["rss_kb"] for r in a) / 1024, 1),
+        # CPU time (user + system, all threads) per frame: what a frame costs whatever the cores.
+        "decode_cpu_ms_per_frame": round(1e3 * statistics.median(r["cpu_s"] for r in d) / n, 2),
+        "sightline_cpu_ms_per_frame": round(1e3 * statistics.median(r["cpu_s"] for r in a) / n, 2),
         "decode_wall_s": [r["wall_s"] for r in d],
         "decode_rss_kb": [r["rss_kb"] for r in d],
         "sightline_wall_s": [r["wall_s"] for r in a],
         "sightline_rss_kb": [r["rss_kb"] for r in a],
     })
 
-head = ["input", "frames", "decode-only fps", "sightline fps", "ratio", "peak RSS MB"]
+head = ["input", "frames", "decode-only fps", "sightline fps", "ratio", "peak RSS MB",
+        "decode CPU ms/frame", "sightline CPU ms/frame"]
 cells = [[r["input"], str(r["frames"]), f'{r["decode_fps"]:.1f}', f'{r["sightline_fps"]:.1f}',
-          f'{r["ratio"]:.3f}', f'{r["peak_rss_mb"]:.1f}'] for r in rows]
+          f'{r["ratio"]:.3f}', f'{r["peak_rss_mb"]:.1f}', f'{r["decode_cpu_ms_per_frame"]:.2f}',
+          f'{r["sightline_cpu_ms_per_frame"]:.2f}'] for r in rows]
 widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
 fmt = lambda c: "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths)))
 print(fmt(head))
@@ -289,7 +296,8 @@ if long_ == "1" and len(long_rows) >= 2:
 
 date = time.strftime("%Y-%m-%d %H:%M:%S %z")
 meta = {"date": date, "nproc": int(nproc), "cpu": cpu, "sightline_version": version, "sightline_sha256_12": sha,
-        "commit": commit, "threads": int(threads), "faces": faces or "default", "reps": int(reps), "ffmpeg": ffmpeg_version,
+        "commit": commit, "threads": int(threads), "faces": faces or "default", "options": extra, "reps": int(reps),
+        "ffmpeg": ffmpeg_version,
         "load_average_end": load_end, "kernel": platform.release()}
 
 with open(os.path.join(out, "results.json"), "w") as f:
@@ -299,14 +307,16 @@ with open(os.path.join(out, "results.json"), "w") as f:
 with open(os.path.join(out, "results.md"), "w") as f:
     f.write("# sightline benchmark\n\n")
     f.write(f"{date}; sightline {version} (binary sha256 {sha}..., repository {commit}); {cpu}, nproc {nproc}; "
-            f"`--threads {threads}`{f' `--faces {faces}`' if faces else ''}; median of {reps} run{'' if reps == '1' else 's'}; {ffmpeg_version}\n\n")
+            f"`--threads {threads}`{f' `--faces {faces}`' if faces else ''}{f' `{extra}`' if extra else ''}; "
+            f"median of {reps} run{'' if reps == '1' else 's'}; {ffmpeg_version}\n\n")
     f.write("| " + " | ".join(head) + " |\n")
     f.write("| --- | " + " | ".join("---:" for _ in head[1:]) + " |\n")
     for c in cells:
         f.write("| " + " | ".join(c) + " |\n")
     f.write("\ndecode-only: `ffmpeg -threads 0 -i IN -f null -`; sightline: `sightline analyze IN -q "
-            f"--threads {threads}{' --faces ' + faces if faces else ''}` (otherwise default options: faces and codes on every frame); ratio = sightline fps / decode-only fps; "
-            "peak RSS of sightline, max over the runs.\n")
+            f"--threads {threads}{' --faces ' + faces if faces else ''}{' ' + extra if extra else ''}` (otherwise default "
+            "options: faces and codes on every frame); ratio = sightline fps / decode-only fps; peak RSS of sightline, "
+            "max over the runs; CPU ms/frame = user + system time of all threads (median run) / frames.\n")
     if growth:
         f.write("\n" + growth_line + "\n")
 print()

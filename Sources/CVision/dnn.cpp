@@ -8,7 +8,7 @@
 // - UltraFace (version-RFB-320/-640): RGB (x - 127) / 128 input of a fixed size; outputs scores
 //   (N x 2) and boxes (N x 4, corners relative to the image), already decoded by the graph.
 #include "CVision.h"
-#include "Wrap.hpp"
+#include "Interop.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -22,13 +22,6 @@
 #include <vector>
 
 namespace {
-
-void report(char *error, size_t size, const std::string &message) {
-    if (error && size > 0) {
-        std::strncpy(error, message.c_str(), size - 1);
-        error[size - 1] = '\0';
-    }
-}
 
 struct Prior { float cx, cy, w, h; };
 
@@ -278,12 +271,8 @@ extern "C" slv_dnn *slv_dnn_create(const char *path, int kind, int input_width, 
         if (kind == SLV_DNN_ULTRAFACE) decodeUltraFace(d, 2.0f, probe, unused);
         else decodeYuNet(d, 2.0f, unused);
         return d;
-    } catch (const cv::Exception &e) {
-        report(error, error_size, std::string("OpenCV cannot use this model: ") + (e.err.empty() ? e.what() : e.err.c_str()));
-    } catch (const std::exception &e) {
-        report(error, error_size, e.what());
     } catch (...) {
-        report(error, error_size, "unknown error loading the model");
+        reportCaught(error, error_size, "unknown error loading the model", "OpenCV cannot use this model: ");
     }
     delete d;
     return nullptr;
@@ -348,12 +337,8 @@ extern "C" int slv_dnn_detect(slv_dnn *d, const slv_yuv_image *image, const slv_
         const int n = std::min((int)found.size(), capacity);
         std::copy(found.begin(), found.begin() + n, faces);
         return n;
-    } catch (const cv::Exception &e) {
-        report(error, error_size, std::string("OpenCV: ") + (e.err.empty() ? e.what() : e.err.c_str()));
-    } catch (const std::exception &e) {
-        report(error, error_size, e.what());
     } catch (...) {
-        report(error, error_size, "unknown error in face detection");
+        reportCaught(error, error_size, "unknown error in face detection", "OpenCV: ");
     }
     return -1;
 }

@@ -1,6 +1,6 @@
 // Overlays drawn straight into the planes of a YUV 4:2:0 picture with OpenCV: no RGB round trip.
 #include "CVision.h"
-#include "Wrap.hpp"
+#include "Interop.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

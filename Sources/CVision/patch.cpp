@@ -2,7 +2,7 @@
 // object's box, sampled small, found again near its predicted place by normalized
 // cross-correlation. Behind the C API of CVision.h; every entry point catches C++ exceptions.
 #include "CVision.h"
-#include "Wrap.hpp"
+#include "Interop.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

@@ -1,7 +1,7 @@
 // OpenCV and zxing-cpp behind the C API of CVision.h. Every entry point catches C++ exceptions:
 // one unwinding into Swift would end the process.
 #include "CVision.h"
-#include "Wrap.hpp"
+#include "Interop.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -12,17 +12,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-namespace {
-
-void report(char *error, size_t size, const char *message) {
-    if (error && size > 0) {
-        std::strncpy(error, message, size - 1);
-        error[size - 1] = '\0';
-    }
-}
-
-} // namespace
 
 struct slv_cascade {
     cv::CascadeClassifier classifier;
@@ -48,10 +37,8 @@ extern "C" slv_cascade *slv_cascade_create(const char *path, char *error, size_t
             return nullptr;
         }
         return cascade;
-    } catch (const std::exception &e) {
-        report(error, error_size, e.what());
     } catch (...) {
-        report(error, error_size, "unknown error loading the cascade");
+        reportCaught(error, error_size, "unknown error loading the cascade");
     }
     return nullptr;
 }
@@ -128,10 +115,8 @@ extern "C" int slv_cascade_detect(slv_cascade *cascade, slv_gray_image image, co
             n++;
         }
         return n;
-    } catch (const std::exception &e) {
-        report(error, error_size, e.what());
     } catch (...) {
-        report(error, error_size, "unknown error in face detection");
+        reportCaught(error, error_size, "unknown error in face detection");
     }
     return -1;
 }
@@ -199,10 +184,8 @@ extern "C" int slv_face_parts_detect(slv_cascade *eyes, slv_cascade *smile, slv_
             out->mouth_y = face.y + (r.y + r.height / 2.0f) / scale;
         }
         return 1;
-    } catch (const std::exception &e) {
-        report(error, error_size, e.what());
     } catch (...) {
-        report(error, error_size, "unknown error in face attribute detection");
+        reportCaught(error, error_size, "unknown error in face attribute detection");
     }
     return -1;
 }
@@ -251,10 +234,8 @@ extern "C" int slv_zxing_read(slv_zxing *reader, slv_gray_image image, slv_code 
             }
         }
         return n;
-    } catch (const std::exception &e) {
-        report(error, error_size, e.what());
     } catch (...) {
-        report(error, error_size, "unknown error in barcode reading");
+        reportCaught(error, error_size, "unknown error in barcode reading");
     }
     return -1;
 }

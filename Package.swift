@@ -17,24 +17,28 @@ let package = Package(
         .systemLibrary(name: "CZBar", path: "Sources/CZBar", pkgConfig: "zbar"),
         .systemLibrary(name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c"),
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2", pkgConfig: "libv4l2"),
-        // OpenCV and zxing-cpp behind a small extern "C" API (Swift imports OpenCV's C++ only partly).
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl"),
+        // zxing-cpp 3.1's C API, built by Scripts/deps/build/zxing-cpp.sh into a prefix of its own.
+        .systemLibrary(name: "CZXing", path: "Sources/CZXing", pkgConfig: "sightline-zxing-cpp"),
+        // OpenVINO's C API (headers only: the library is loaded at run time, see its shim.h).
+        .systemLibrary(name: "COpenVINO", path: "Sources/COpenVINO", pkgConfig: "sightline-openvino"),
+        // OpenCV behind a small extern "C" API (Swift imports OpenCV's C++ only partly).
         .target(
             name: "CVision",
             path: "Sources/CVision",
             cxxSettings: [
                 .unsafeFlags(["-I/usr/include/opencv4"]),
-                .define("ZX_USE_UTF8"),
             ],
             linkerSettings: [
                 .linkedLibrary("opencv_core"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_objdetect"),
                 .linkedLibrary("opencv_dnn"),
-                .linkedLibrary("ZXing"),
                 .linkedLibrary("stdc++"),
             ]
         ),
-        .target(name: "Sightline", dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CVision"]),
+        .target(name: "Sightline",
+                dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CCurl", "CZXing", "COpenVINO", "CVision"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]

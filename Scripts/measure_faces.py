@@ -13,7 +13,10 @@ For each backend it runs `sightline analyze` with `--codes off --threads 1`:
 
 The DNN backends need their models (`sightline models fetch NAME`, or SIGHTLINE_MODELS=DIR).
 
-usage: Scripts/measure_faces.py [--sightline PATH] [--backends a,b] [--gray] [--data DIR]
+The DNN backends are measured on each inference runtime of --runtimes (openvino, opencv);
+--options adds analyze options to every run (e.g. "--face-threshold 0.4").
+
+usage: Scripts/measure_faces.py [--sightline PATH] [--backends a,b] [--runtimes a,b] [--options "..."] [--gray] [--data DIR]
 """
 import argparse, json, math, os, subprocess, sys, tempfile
 import xml.etree.ElementTree as ET
@@ -99,16 +102,20 @@ def dlib(sightline, backend, extra, data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sightline", default=os.path.join(HERE, "..", ".build", "release", "sightline"))
-    ap.add_argument("--backends", default="haar-alt2,haar,lbp,yunet,ultraface,ultraface-640")
+    ap.add_argument("--backends", default="centerface,yunet,ultraface,ultraface-640,haar-alt2,haar,lbp")
+    ap.add_argument("--runtimes", default="openvino,opencv", help="inference runtimes the DNN backends are run on")
+    ap.add_argument("--options", default="", help="more analyze options for every run")
     ap.add_argument("--gray", action="store_true", help="also run the DNN backends with --face-gray")
     ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "dlib-faces"))
     args = ap.parse_args()
     print("| --faces | sample recall | sample FP/100 frames | mean IoU | dlib found | dlib FP | ms/frame (1 core) | eye error / eye distance (mean, max, within 0.10) | eye error / outer corners (mean, within 0.10) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for backend in args.backends.split(","):
-        variants = [("", [])]
-        if args.gray and backend in ("yunet", "ultraface", "ultraface-640"):
-            variants.append((" --face-gray", ["--face-gray"]))
+        dnn = backend in ("centerface", "yunet", "ultraface", "ultraface-640")
+        base = args.options.split()
+        variants = [(f" {r}", base + ["--dnn-runtime", r]) for r in args.runtimes.split(",")] if dnn else [("", base)]
+        if args.gray and dnn:
+            variants += [(label + " --face-gray", extra + ["--face-gray"]) for label, extra in variants]
         for label, extra in variants:
             s = sample(args.sightline, backend, extra)
             d = dlib(args.sightline, backend, extra, args.data)

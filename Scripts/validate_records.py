@@ -3,12 +3,16 @@
 
 Each line is checked against the schema of its "type" (stream, frame, summary; any other type is
 an error), with JSON Schema draft 2020-12. The file as a whole must also be well formed: the
-first record is the stream record and the last is the summary, frame indexes run 0, 1, 2, ...
-without gaps, every line ends with a newline, keys appear in the order the schema lists them, no
+first record is the stream record and the last is the summary, frame indexes run on by one
+without gaps (from 0, or from the first frame's position in the stream after --start), frame pts
+increase strictly (presentation order), every line ends with a newline, keys appear in the order the schema lists them, no
 key is repeated, frames agree with the stream record on which analyzers were off, and the
 summary's counts match the frame records.
 
-usage: Scripts/validate_records.py [--schemas DIR] FILE.jsonl [...]   (- reads standard input)
+usage: Scripts/validate_records.py [--schemas DIR] [--partial] FILE.jsonl [...]   (- reads standard input)
+
+--partial checks the output of a run that was killed: the text after the last newline (a line
+cut short) is ignored and a missing summary record is not a problem; everything else must hold.
 
 Prints FILE:LINE: message for each problem (at most 20 per file) and exits 1 if there was any;
 otherwise prints "FILE: N records valid" for each file and exits 0. Needs python3-jsonschema.
@@ -182,12 +186,41 @@ class Counts:
                 yield f"summary: {key} is {summary[key]!r} but the frame records give {value}"
 
 
-def validate_file(name, data, schemas):
+class CodeConfirmationCheck:
+    """A code track's state only goes from unconfirmed to confirmed, and its track record's state
+    is the state of its last frame."""
+
+    def __init__(self):
+        self.state = {}
+
+    def frame(self, record):
+        problems = []
+        for code in record.get("codes") or []:
+            if not isinstance(code, dict) or "state" not in code or not isinstance(code.get("track"), int):
+                continue
+            track, state = code["track"], code["state"]
+            if self.state.get(track) == "confirmed" and state != "confirmed":
+                problems.append(f"frame: code track {track} is {state!r} after it was confirmed")
+            self.state[track] = state
+        return problems
+
+    def track(self, record):
+        if record.get("kind") != "code" or "state" not in record or record.get("id") not in self.state:
+            return []
+        seen = self.state[record["id"]]
+        if record["state"] != seen:
+            return [f"track {record['id']}: state {record['state']!r}, but its last frame says {seen!r}"]
+        return []
+
+
+def validate_file(name, data, schemas, partial=False):
     """Problems as (line number, message), and the number of records read."""
     problems = []
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()                 # the text after the final newline
+    elif lines and partial:
+        lines.pop()                 # the line the run was writing when it was killed
     elif lines:
         problems.append((len(lines), "last line does not end with a newline (output cut short?)"))
     if not lines:
@@ -197,6 +230,8 @@ def validate_file(name, data, schemas):
     last_type = None
     last_line = last_record_line = 0
     next_index = 0
+    last_pts = None
+    confirmation = CodeConfirmationCheck()
     counts = Counts()
     analyzer_backends = {}
     mismatched_analyzers = set()
@@ -252,13 +287,20 @@ def validate_file(name, data, schemas):
         elif record_type == "frame":
             index = record.get("index")
             if isinstance(index, int) and not isinstance(index, bool):
+                if counts.frames == 0 and not skipped:
+                    next_index = index      # a run from --start numbers its frames by stream position
                 if skipped and index > next_index:
                     pass            # the frames in between may be on the unreadable lines
                 elif index != next_index:
-                    problems.append((number, f"frame index {index}, expected {next_index} (indexes must run 0, 1, 2, ... in order)"))
+                    problems.append((number, f"frame index {index}, expected {next_index} (indexes must run on by one, in order)"))
                 next_index = max(next_index, index + 1)   # one report per frame out of place
             else:
                 next_index += 1
+            pts = record.get("pts")
+            if isinstance(pts, int) and not isinstance(pts, bool):
+                if last_pts is not None and pts <= last_pts:
+                    problems.append((number, f"frame pts {pts} is not after the previous frame's {last_pts} (frames must be in presentation order)"))
+                last_pts = pts
             status = record.get("status")
             if isinstance(status, dict):
                 for kind, backend in analyzer_backends.items():
@@ -266,13 +308,15 @@ def validate_file(name, data, schemas):
                         mismatched_analyzers.add(kind)   # reported once, at the first frame
                         problems.append((number, f"frame: status.{kind} is {status[kind]!r} but the stream record's {kind} backend is {backend!r}"))
             counts.add(record)
+            problems += [(number, p) for p in confirmation.frame(record)]
         elif record_type == "track":
             counts.tracks += 1
+            problems += [(number, p) for p in confirmation.track(record)]
         elif record_type == "summary":
             if not skipped:
                 problems += [(number, p) for p in counts.mismatches(record)]
 
-    if records and last_type != "summary":
+    if records and last_type != "summary" and not partial:
         problems.append((last_line, f"no summary record at the end (last record: {last_type!r} on line {last_record_line}); output cut short?"))
     return problems, records
 
@@ -282,6 +326,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--schemas", metavar="DIR", default=os.path.join(here, "..", "Schemas"),
                     help="folder with the *.schema.json files (default: ../Schemas beside this script)")
+    ap.add_argument("--partial", action="store_true",
+                    help="a killed run's output: ignore a last line cut short and a missing summary")
     ap.add_argument("files", nargs="+", metavar="FILE.jsonl", help="JSON Lines output; - for standard input")
     args = ap.parse_args()
     try:
@@ -304,7 +350,7 @@ def main():
             print(f"{name}: cannot read: {e.strerror}")
             failed = True
             continue
-        problems, records = validate_file(name, data, schemas)
+        problems, records = validate_file(name, data, schemas, args.partial)
         if problems:
             failed = True
             problems.sort(key=lambda p: p[0])

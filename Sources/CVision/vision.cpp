@@ -1,4 +1,4 @@
-// OpenCV and zxing-cpp behind the C API of CVision.h. Every entry point catches C++ exceptions:
+// OpenCV behind the C API of CVision.h. Every entry point catches C++ exceptions:
 // one unwinding into Swift would end the process.
 #include "CVision.h"
 #include "Interop.hpp"
@@ -6,7 +6,6 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
-#include <ZXing/ReadBarcode.h>
 
 #include <algorithm>
 #include <cstring>
@@ -16,12 +15,6 @@
 struct slv_cascade {
     cv::CascadeClassifier classifier;
     cv::Mat small, rotated;   // reused buffers
-};
-
-struct slv_zxing {
-    ZXing::DecodeHints hints;
-    ZXing::Results results;   // owns the strings handed out until the next read
-    std::vector<std::string> texts;
 };
 
 extern "C" void slv_set_num_threads(int threads) {
@@ -188,62 +181,4 @@ extern "C" int slv_face_parts_detect(slv_cascade *eyes, slv_cascade *smile, slv_
         reportCaught(error, error_size, "unknown error in face attribute detection");
     }
     return -1;
-}
-
-extern "C" slv_zxing *slv_zxing_create(uint32_t formats, int try_harder) {
-    try {
-        auto *reader = new slv_zxing();
-        if (formats != 0) reader->hints.setFormats(ZXing::BarcodeFormats(static_cast<ZXing::BarcodeFormat>(formats)));
-        reader->hints.setTryHarder(try_harder != 0);
-        reader->hints.setTryRotate(try_harder != 0);
-        // zxing-cpp 1.4 (Debian 12) is built with assertions on, and ReadBarcodes aborts the process
-        // ("Result.cpp:140: lineCount() == 1") when one linear code is found in two pyramid layers.
-        // A single layer never compares linear results across layers.
-        reader->hints.setTryDownscale(false);
-        return reader;
-    } catch (...) {
-        return nullptr;
-    }
-}
-
-extern "C" void slv_zxing_destroy(slv_zxing *reader) { delete reader; }
-
-extern "C" int slv_zxing_read(slv_zxing *reader, slv_gray_image image, slv_code *codes, int capacity,
-                              char *error, size_t error_size) {
-    try {
-        ZXing::ImageView view(image.data, image.width, image.height, ZXing::ImageFormat::Lum, image.stride, 1);
-        reader->results = ZXing::ReadBarcodes(view, reader->hints);
-        reader->texts.clear();
-        reader->texts.reserve(reader->results.size());
-        int n = 0;
-        for (const auto &result : reader->results) {
-            if (n >= capacity) break;
-            if (!result.isValid()) continue;
-            reader->texts.push_back(result.text());
-            const std::string &text = reader->texts.back();
-            slv_code &code = codes[n++];
-            code.format = (int)result.format();
-            code.text = text.data();
-            code.text_length = text.size();
-            code.bytes = result.bytes().data();
-            code.bytes_length = result.bytes().size();
-            const auto &p = result.position();
-            for (int i = 0; i < 4; i++) {
-                code.corners[2 * i] = p[i].x;
-                code.corners[2 * i + 1] = p[i].y;
-            }
-        }
-        return n;
-    } catch (...) {
-        reportCaught(error, error_size, "unknown error in barcode reading");
-    }
-    return -1;
-}
-
-extern "C" uint32_t slv_zxing_format_from_name(const char *name) {
-    try {
-        return (uint32_t)ZXing::BarcodeFormatFromString(name);
-    } catch (...) {
-        return 0;
-    }
 }

@@ -36,6 +36,9 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     case recordsMismatch(records: String, input: String, reason: String)
     /// A time asked for lies outside the video (`snapshot --at` past the last frame).
     case timeOutOfRange(path: String, reason: String)
+    /// `merge`: a shard output that cannot be part of the merged timeline (truncated or
+    /// interrupted, of another file, overlapping another, analyzed with other options).
+    case shardRejected(path: String, reason: String)
     /// A bug or an unexpected library failure.
     case `internal`(String)
 
@@ -57,6 +60,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .notImage(path, reason): return "\(path): not an image: \(reason)"
         case let .recordsMismatch(records, input, reason): return "\(records): records do not match \(input): \(reason)"
         case let .timeOutOfRange(path, reason): return "\(path): \(reason)"
+        case let .shardRejected(path, reason): return "\(path): shard rejected: \(reason)"
         case let .internal(message): return "internal error: \(message)"
         }
     }
@@ -67,7 +71,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case .internal: return 1
         case .inputDamaged: return 2
         case .timeOutOfRange: return 64
-        case .notMedia, .checksumMismatch, .notImage, .recordsMismatch: return 65
+        case .notMedia, .checksumMismatch, .notImage, .recordsMismatch, .shardRejected: return 65
         case .inputUnreadable, .imageUnreadable: return 66
         case .noVideoStream: return 67
         case .detectorUnavailable, .deviceUnsupported: return 69

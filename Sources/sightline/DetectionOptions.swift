@@ -5,12 +5,21 @@ import Sightline
 /// Detector, tracking and threading options shared by `analyze` and `capture`.
 struct DetectionOptions: ParsableArguments {
     @Option(help: """
-        Face detector: haar-alt2 (OpenCV frontalface_alt2, the default), haar (frontalface_default), \
-        lbp (lbpcascade_frontalface_improved), yunet (YuNet, 5 landmarks), ultraface (UltraFace \
-        RFB-320), ultraface-640 (UltraFace RFB-640), or off. The DNN backends need their model: \
-        `sightline models fetch NAME`, or --face-model.
+        Face detector: centerface (CenterFace, 5 landmarks, the default), yunet (YuNet, 5 \
+        landmarks), ultraface (UltraFace RFB-320), ultraface-640 (UltraFace RFB-640), haar-alt2 \
+        (OpenCV frontalface_alt2, needs no model), haar (frontalface_default), lbp \
+        (lbpcascade_frontalface_improved), or off. The DNN backends need their model \
+        (centerface: installed by Scripts/install-deps.sh; the others: `sightline models fetch NAME`), \
+        or --face-model.
         """)
-    var faces: FaceBackend = .haarAlt2
+    var faces: FaceBackend = .centerface
+
+    @Option(name: .customLong("dnn-runtime"), help: """
+        What runs the DNN backends: openvino (OpenVINO's CPU runtime, installed by \
+        Scripts/install-deps.sh; the default) or opencv (OpenCV's DNN module, slower, for machines \
+        without OpenVINO).
+        """)
+    var dnnRuntime: DNNRuntime = .openvino
 
     @Option(name: .customLong("face-model"), help: """
         Model file for a DNN backend, instead of the installed one (any compatible ONNX file; \
@@ -18,7 +27,7 @@ struct DetectionOptions: ParsableArguments {
         """)
     var faceModel: String?
 
-    @Option(name: .customLong("face-threshold"), help: "DNN backends: smallest confidence (0..1) reported (default: 0.9 for yunet, 0.7 for ultraface).")
+    @Option(name: .customLong("face-threshold"), help: "DNN backends: smallest confidence (0..1) reported (default: 0.4 for centerface, 0.9 for yunet, 0.7 for ultraface).")
     var faceThreshold: Double?
 
     @Flag(name: .customLong("face-gray"), help: "DNN backends: give the model the luma plane in all three channels instead of colour.")
@@ -30,9 +39,10 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("face-width"), help: """
         Width the frame is scaled down to for face detection (0: full size). The cascade cannot \
         see faces smaller than its window (20 px for haar-alt2, 24 for haar, 45 for lbp) in the \
-        scaled image: with 640, that is 40 px at 720p and 60 px at 1080p for haar-alt2. yunet \
-        uses it too (its smallest prior box is 10 px); ultraface scales the frame to its fixed \
-        input (320x240 or 640x480) instead.
+        scaled image: with 640, that is 40 px at 720p and 60 px at 1080p for haar-alt2. yunet uses \
+        it too; centerface too, but never so small that a --min-face face is under 20 px in it \
+        (1080p: 960 px for 40 px faces), each side rounded to a multiple of 32; ultraface scales \
+        the frame to its fixed input (320x240 or 640x480) instead.
         """)
     var faceWidth: Int = 640
 
@@ -50,6 +60,40 @@ struct DetectionOptions: ParsableArguments {
 
     @Option(help: "Comma-separated symbologies to look for (default: all the reader knows). Known: \(Symbology.allCases.map(\.rawValue).joined(separator: ", ")).")
     var symbologies: String?
+
+    @Option(name: .customLong("code-try-harder"), help: "zxing: spend more time to find more codes (more 1D scan lines, slower 2D finder searches): on or off.")
+    var codeTryHarder: Switch = .on
+
+    @Option(name: .customLong("code-try-rotate"), help: "zxing: also look for codes turned by 90, 180 and 270 degrees (1D codes: scan columns too): on or off.")
+    var codeTryRotate: Switch = .on
+
+    @Option(name: .customLong("code-try-invert"), help: "zxing: also look for inverted codes (light modules on a dark ground): on or off.")
+    var codeTryInvert: Switch = .on
+
+    @Option(name: .customLong("code-try-downscale"), help: "zxing: also look in downscaled copies of the frame (large codes, noisy frames): on or off.")
+    var codeTryDownscale: Switch = .on
+
+    @Option(name: .customLong("code-binarizer"), help: "zxing: how gray becomes black and white: local-average (uneven light), global-histogram, fixed-threshold (127), bool-cast (already black and white).")
+    var codeBinarizer: CodeBinarizer = .localAverage
+
+    @Option(name: .customLong("code-text"), help: "zxing: what a code's text holds: plain (payload, character sets applied), eci (with ECI designators), hri (human readable, GS1 in parentheses), escaped (non-printables escaped), hex (payload bytes).")
+    var codeText: CodeTextMode = .plain
+
+    @Option(name: .customLong("code-full-every"), help: """
+        zxing: the full search (the --code-try-* passes) on every Nth frame, a quick search (none \
+        of them) on the frames between; 1: the full search on every frame.
+        """)
+    var codeFullEvery: Int = CodeReaderOptions().fullSearchEvery
+
+    @Option(name: .customLong("code-confirm-reads"), help: """
+        A code track is confirmed once its bytes were read in this many of the last \
+        --code-confirm-window analyzed frames (QR, Micro QR, DataMatrix, Aztec, PDF417 and \
+        MaxiCode: on their first read); 1: every read confirms.
+        """)
+    var codeConfirmReads: Int = CodeConfirmation().reads
+
+    @Option(name: .customLong("code-confirm-window"), help: "Analyzed frames within which a code track's confirming reads must fall.")
+    var codeConfirmWindow: Int = CodeConfirmation().window
 
     @Option(help: "Analysis worker threads (default: all cores).")
     var threads: Int?
@@ -71,8 +115,13 @@ struct DetectionOptions: ParsableArguments {
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
         if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
         if faces.model == nil {
-            if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces yunet, ultraface or ultraface-640).") }
-            if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces yunet, ultraface or ultraface-640).") }
+            if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
+            if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
+        }
+        if !(1...1000).contains(codeFullEvery) { throw ValidationError("--code-full-every must be between 1 and 1000, not \(codeFullEvery).") }
+        if !(1...100).contains(codeConfirmWindow) { throw ValidationError("--code-confirm-window must be between 1 and 100 frames, not \(codeConfirmWindow).") }
+        if !(1...codeConfirmWindow).contains(codeConfirmReads) {
+            throw ValidationError("--code-confirm-reads must be between 1 and --code-confirm-window (\(codeConfirmWindow)), not \(codeConfirmReads).")
         }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
         let unsupported = try codeReaderOptions().unsupportedSymbologies()
@@ -92,6 +141,8 @@ struct DetectionOptions: ParsableArguments {
         options.threshold = faceThreshold
         options.modelPath = faceModel
         options.color = !faceGray
+        options.runtime = dnnRuntime
+        options.workers = workerThreads
         return try options.resolvingModel()
     }
 
@@ -103,14 +154,27 @@ struct DetectionOptions: ParsableArguments {
             }
             set.insert(s)
         }
-        return CodeReaderOptions(backend: codes, symbologies: set)
+        var options = CodeReaderOptions(backend: codes, symbologies: set)
+        options.tryHarder = codeTryHarder == .on
+        options.tryRotate = codeTryRotate == .on
+        options.tryInvert = codeTryInvert == .on
+        options.tryDownscale = codeTryDownscale == .on
+        options.binarizer = codeBinarizer
+        options.textMode = codeText
+        options.fullSearchEvery = codeFullEvery
+        return options
     }
 
-    var trackerOptions: TrackerOptions { TrackerOptions(maxGap: maxGap) }
+    var trackerOptions: TrackerOptions {
+        TrackerOptions(maxGap: maxGap, codeConfirmation: CodeConfirmation(reads: codeConfirmReads, window: codeConfirmWindow))
+    }
 }
 
 /// An on/off option value.
 enum Switch: String, ExpressibleByArgument { case on, off }
 
 extension FaceBackend: ExpressibleByArgument {}
+extension DNNRuntime: ExpressibleByArgument {}
 extension CodeBackend: ExpressibleByArgument {}
+extension CodeBinarizer: ExpressibleByArgument {}
+extension CodeTextMode: ExpressibleByArgument {}

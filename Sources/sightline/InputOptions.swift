@@ -17,10 +17,10 @@ struct InputOptions: ParsableArguments {
     }
 
     /// Opens `path` with these settings.
-    func open(_ path: String, stream: Int? = nil, start: Double? = nil, duration: Double? = nil,
+    func open(_ path: String, stream: Int? = nil, start: Double? = nil, duration: Double? = nil, warmup: Double = 0,
               keepAudio: Bool = false) throws -> VideoFileSource {
         try VideoFileSource(path: path, options: SourceOptions(
-            streamIndex: stream, start: start, duration: duration, allowNetwork: allowNetwork,
+            streamIndex: stream, start: start, duration: duration, warmup: warmup, allowNetwork: allowNetwork,
             decoderThreads: decoderThreads, keepAudio: keepAudio))
     }
 }

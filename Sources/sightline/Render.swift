@@ -38,14 +38,18 @@ struct Render: ParsableCommand {
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let painter = try rendering.painter()
         let replay = try recordFile { try RecordReplay(records: records, input: input) }
-        let source = try decoding.open(input, stream: replay.streamIndex, start: replay.start, duration: replay.duration,
+        var start = replay.start
+        if start != nil, replay.schema < firstSchemaOnFileTimeline {
+            start = replay.timelineStart(try decoding.open(input, stream: replay.streamIndex).info)
+        }
+        let source = try decoding.open(input, stream: replay.streamIndex, start: start, duration: replay.duration,
                                        keepAudio: true)
         try replay.check(source.info)
         let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let renderer = OverlayRenderer(painter: painter, writer: try MP4Writer(path: output, source: source, options: rendering.encoder),
                                        audioFrom: source)
         let progress = Progress(quiet: quiet,
-                                totalFrames: Progress.expectedFrames(source.info, start: replay.start, duration: replay.duration))
+                                totalFrames: Progress.expectedFrames(source.info, start: start, duration: replay.duration))
 
         // SIGINT/SIGTERM: stop reading and finish the video written so far.
         let stop = SignalFlag()

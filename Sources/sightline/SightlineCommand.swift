@@ -11,15 +11,16 @@ struct SightlineCommand: ParsableCommand {
             Exit codes: 0 success; 1 internal error; 2 input damaged (output complete for what \
             decoded); 3 audit gate not met, or diff found differences; 64 bad command line \
             (also snapshot --at past the end); 65 not a video file, a malformed record file, records \
-            that do not match the video, a mask that is not an image, or a fetched model that fails \
-            its checksum; 66 input, records or mask image missing or unreadable, or no such camera; \
+            that do not match the video (also report --video), a mask that is not an image, a \
+            fetched model that fails its checksum, or a shard merge refuses; 66 input, records, \
+            mask image or shard output missing or unreadable, or no such camera; \
             67 no video stream, or not a capture device; 69 detector unavailable, or a camera size, \
-            rate or format not offered; 73 output cannot be created; 74 write failed; 75 model \
+            rate or format not offered; 73 output cannot be created (also the report page); 74 write failed; 75 model \
             fetch failed, or camera busy; 77 camera permission denied; 130 interrupted (analyze).
             """,
         version: sightlineVersion,
         subcommands: [Analyze.self, Render.self, Snapshot.self, Capture.self, Devices.self, Tracks.self, Audit.self,
-                      Diff.self, Models.self]
+                      Diff.self, Models.self, Plan.self, Merge.self, Report.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

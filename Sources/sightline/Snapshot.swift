@@ -16,7 +16,7 @@ struct Snapshot: ParsableCommand {
     @Argument(help: "The video file to read (anything FFmpeg opens).")
     var input: String
 
-    @Option(help: ArgumentHelp("Time of the frame, in seconds from the start of the stream.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Time of the frame, in seconds on the file's timeline (the origin of ffmpeg's -ss).", valueName: "SECONDS"))
     var at: Double
 
     @Option(help: "Take the observations from these records of `sightline analyze` instead of detecting.")

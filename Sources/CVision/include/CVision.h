@@ -1,6 +1,6 @@
 #ifndef SIGHTLINE_CVISION_H
 #define SIGHTLINE_CVISION_H
-// A small C API over OpenCV (face cascades, DNN face detectors) and zxing-cpp (barcodes). No C++ type or exception
+// A small C API over OpenCV (face cascades, DNN face detectors). No C++ type or exception
 // crosses it: every call catches and reports errors through a message buffer.
 #include <stddef.h>
 #include <stdint.h>
@@ -59,7 +59,7 @@ int slv_face_parts_detect(slv_cascade *eyes, slv_cascade *smile, slv_gray_image 
                           float x, float y, float w, float h, slv_face_parts *parts,
                           char *error, size_t error_size);
 
-// MARK: DNN face detectors (OpenCV's dnn module, ONNX models)
+// MARK: DNN face detectors: input images, and ONNX networks run by OpenCV's dnn module
 
 /// A YUV picture: the luma plane and, when the format has them, the two chroma planes.
 typedef struct {
@@ -74,39 +74,55 @@ typedef struct {
     int full_range;         ///< 1: 0..255 (JPEG range); 0: 16..235 (video range)
 } slv_yuv_image;
 
-enum {
-    SLV_DNN_YUNET_LEGACY = 1,   ///< YuNet 2022 (outputs loc, conf, iou), any input size
-    SLV_DNN_ULTRAFACE = 2,      ///< Ultra-Light-Fast-Generic-Face-Detector (outputs scores, boxes), fixed input size
-};
-
-typedef struct slv_dnn slv_dnn;
-
+/// How the network's input image is laid out: channel order and the affine map of 0..255 values.
 typedef struct {
-    float x, y, w, h;          ///< in pixels of the displayed (rotated, full-size) frame
-    float score;               ///< confidence 0..1
-    int landmark_count;        ///< 0, or 5: the model's eyes, nose tip and mouth corners
-    float landmarks[10];       ///< x0,y0 .. x4,y4 in the model's order, displayed-frame pixels
-} slv_dnn_face;
-
-typedef struct {
-    int detect_width;   ///< YuNet: the displayed frame is scaled down to this width (0: full size)
+    int width, height;  ///< the network input, in pixels (the displayed frame is scaled to it)
     int rotation;       ///< degrees clockwise (0/90/180/270) to turn the picture for display
-    float threshold;    ///< smallest score reported
-    float nms_iou;      ///< overlap above which the weaker of two faces is dropped
-    int min_face;       ///< faces whose longer side is shorter than this (displayed pixels) are dropped
+    int rgb;            ///< 1: R, G, B planes; 0: B, G, R planes
+    float scale;        ///< each 0..255 value v becomes v * scale + offset
+    float offset;
     int use_color;      ///< 1: colour from the chroma planes when present; 0: luma in all 3 channels
-} slv_dnn_options;
+} slv_dnn_input_options;
 
-/// Loads an ONNX model of the given kind and runs it once on a blank image, so an incompatible
-/// file fails here. `input_width`/`input_height`: the fixed input of UltraFace models (ignored
-/// for YuNet). NULL on failure, with the reason in `error`.
-slv_dnn *slv_dnn_create(const char *path, int kind, int input_width, int input_height,
-                        char *error, size_t error_size);
-void slv_dnn_destroy(slv_dnn *detector);
-/// Detects faces: the small detection image is made once from the planes (never a full-size
-/// colour frame). Returns the number found (at most `capacity`), or -1 with `error` set.
-int slv_dnn_detect(slv_dnn *detector, const slv_yuv_image *image, const slv_dnn_options *options,
-                   slv_dnn_face *faces, int capacity, char *error, size_t error_size);
+/// Reused buffers that turn a frame's planes into a network input (1 x 3 x H x W floats).
+typedef struct slv_dnn_input slv_dnn_input;
+
+slv_dnn_input *slv_dnn_input_create(void);
+void slv_dnn_input_destroy(slv_dnn_input *input);
+/// Makes the input image once from the planes: the planes are scaled to the small input size
+/// first, so colour is converted only at that size (never a full-size colour frame). Returns the
+/// 1 x 3 x height x width floats (valid until the next call), or NULL with `error` set.
+const float *slv_dnn_input_make(slv_dnn_input *input, const slv_yuv_image *image, const slv_dnn_input_options *options,
+                                char *error, size_t error_size);
+
+/// An output of a network run: float values in row-major order, valid until the next run.
+typedef struct {
+    const float *data;
+    size_t count;
+    int rank;
+    int dims[6];
+} slv_tensor;
+
+/// An ONNX network run by OpenCV's dnn module (one thread; not thread-safe: one per worker).
+typedef struct slv_cv_net slv_cv_net;
+
+/// Loads an ONNX file and checks that it has the `outputs` named. NULL on failure, with the
+/// reason in `error` (unreadable, not ONNX OpenCV can load, an output missing).
+slv_cv_net *slv_cv_net_create(const char *path, const char *const *outputs, int output_count,
+                              char *error, size_t error_size);
+void slv_cv_net_destroy(slv_cv_net *net);
+/// Runs the network on a 1 x 3 x height x width input; fills `results` (one per output asked for
+/// at creation, in that order). 0 on success, -1 with `error` set.
+int slv_cv_net_run(slv_cv_net *net, const float *input, int width, int height, slv_tensor *results,
+                   char *error, size_t error_size);
+
+/// OpenCV's version ("4.6.0").
+const char *slv_opencv_version(void);
+
+/// Indices of the boxes (x, y, w, h quadruples) kept by OpenCV's non-maximum suppression, best
+/// score first. Returns how many were written into `keep` (at most `count`), or -1 on failure.
+int slv_nms_boxes(const float *boxes, const float *scores, int count, float score_threshold, float nms_iou,
+                  int *keep, char *error, size_t error_size);
 
 // MARK: Appearance patches (following an object between full detections)
 
@@ -122,28 +138,6 @@ void slv_patch_destroy(slv_patch *patch);
 /// threads may search with one patch at once.
 float slv_patch_find(const slv_patch *patch, slv_gray_image image, float x, float y, float margin,
                      float *found_x, float *found_y);
-
-// MARK: zxing-cpp
-
-typedef struct slv_zxing slv_zxing;
-
-typedef struct {
-    int format;              ///< a ZXing::BarcodeFormat bit
-    const char *text;        ///< UTF-8 text, valid until the next read call
-    size_t text_length;
-    const uint8_t *bytes;    ///< raw payload bytes, valid until the next read call
-    size_t bytes_length;
-    int corners[8];          ///< x0,y0 .. x3,y3: top-left, top-right, bottom-right, bottom-left
-} slv_code;
-
-/// `formats`: a mask of ZXing::BarcodeFormat bits (0: all). `try_harder`: slower, finds more.
-slv_zxing *slv_zxing_create(uint32_t formats, int try_harder);
-void slv_zxing_destroy(slv_zxing *reader);
-/// Reads every code in the image. Returns the number found (at most `capacity`), or -1 with `error` set.
-int slv_zxing_read(slv_zxing *reader, slv_gray_image image, slv_code *codes, int capacity,
-                   char *error, size_t error_size);
-/// The format bit for a name such as "QRCode", "EAN-13" (0 if unknown).
-uint32_t slv_zxing_format_from_name(const char *name);
 
 // MARK: Drawing on a writable YUV 4:2:0 picture (coded orientation)
 

@@ -153,6 +153,12 @@ extension FrameIssues {
                 ("wrong_payload", .array(wrongPayloads.map { .object([("truth", $0.truth.json), ("read", $0.read.json)]) })),
             ])))
         }
+        if !idSwitches.isEmpty {
+            members.append(("id_switches", .array(idSwitches.map {
+                .object([("kind", .string($0.kind.rawValue)), ("truth_track", int($0.truthTrack)),
+                         ("from", int($0.from)), ("to", int($0.to))])
+            })))
+        }
         return .object(members)
     }
 
@@ -163,6 +169,7 @@ extension FrameIssues {
             + missedCodes.map { head + "code missed    \($0.label) at \($0.box.text)" }
             + extraCodes.map { head + "code extra     \($0.label) at \($0.box.text)" }
             + wrongPayloads.map { head + "code wrong     \($0.truth.label) read as \($0.read.label) at \($0.read.box.text)" }
+            + idSwitches.map { head + "\($0.kind == .faces ? "face" : "code") id switch truth track \($0.truthTrack): track \($0.from) -> \($0.to)" }
     }
 }
 
@@ -200,7 +207,7 @@ extension AuditReport {
         }
         if options.perFrame {
             out.append("")
-            out.append(perFrame.isEmpty ? "per frame: no missed, extra or wrong-payload items" : "per frame: missed, extra and wrong-payload items")
+            out.append(perFrame.isEmpty ? "per frame: no missed, extra or wrong-payload items or ID switches" : "per frame: missed, extra and wrong-payload items, ID switches")
             out += perFrame.flatMap(\.lines)
         }
         return out.joined(separator: "\n") + "\n"

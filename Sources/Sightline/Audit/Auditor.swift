@@ -52,6 +52,16 @@ public struct FrameIssues: Sendable, Equatable {
     public var missedCodes: [CodeObservation] = []
     public var extraCodes: [CodeObservation] = []
     public var wrongPayloads: [WrongPayload] = []
+    /// Truth objects paired with another predicted track than before (CLEAR MOT ID switches).
+    public var idSwitches: [IDSwitch] = []
+
+    public struct IDSwitch: Sendable, Equatable {
+        public var kind: AuditKind
+        public var truthTrack: Int
+        /// The predicted track the truth object was paired with last, and the one it is paired with now.
+        public var from: Int
+        public var to: Int
+    }
 
     public struct WrongPayload: Sendable, Equatable {
         public var truth: CodeObservation
@@ -59,7 +69,7 @@ public struct FrameIssues: Sendable, Equatable {
     }
 
     public var isEmpty: Bool {
-        missedFaces.isEmpty && extraFaces.isEmpty && missedCodes.isEmpty && extraCodes.isEmpty && wrongPayloads.isEmpty
+        missedFaces.isEmpty && extraFaces.isEmpty && missedCodes.isEmpty && extraCodes.isEmpty && wrongPayloads.isEmpty && idSwitches.isEmpty
     }
 }
 
@@ -128,8 +138,8 @@ public struct Auditor: Sendable {
                 } else if audit.averagePrecision == nil {
                     audit.averagePrecisionNote = "the truth has no faces"
                 }
-                audit.tracking = tracking(alignment.frames, name: "faces", ids: { $0.faces.map(\.track) },
-                                          boxes: { $0.faces.map(\.box) })
+                audit.tracking = tracking(alignment.frames, kind: .faces, ids: { $0.faces.map(\.track) },
+                                          boxes: { $0.faces.map(\.box) }, issues: &issues)
             }
             report.faces = audit
         }
@@ -153,8 +163,8 @@ public struct Auditor: Sendable {
                 }
                 audit.payloads = payloads
                 audit.averagePrecisionNote = "code reads have no scores"
-                audit.tracking = tracking(alignment.frames, name: "codes", ids: { $0.codes.map(\.track) },
-                                          boxes: { $0.codes.map(\.box) })
+                audit.tracking = tracking(alignment.frames, kind: .codes, ids: { $0.codes.map(\.track) },
+                                          boxes: { $0.codes.map(\.box) }, issues: &issues)
             }
             report.codes = audit
         }
@@ -175,19 +185,30 @@ public struct Auditor: Sendable {
         return nil
     }
 
-    /// CLEAR MOT and identity metrics when both sides carry usable track ids.
-    private func tracking(_ frames: [AlignedFrame], name: String, ids: (FrameRecord) -> [Int?],
-                          boxes: (FrameRecord) -> [Box]) -> TrackingResult {
+    /// CLEAR MOT and identity metrics when both sides carry usable track ids; with `perFrame`, the
+    /// ID switches go into `issues` (one entry per aligned frame).
+    private func tracking(_ frames: [AlignedFrame], kind: AuditKind, ids: (FrameRecord) -> [Int?],
+                          boxes: (FrameRecord) -> [Box], issues: inout [FrameIssues]) -> TrackingResult {
+        let name = kind.rawValue
         if let problem = trackIdProblem(frames.compactMap(\.reference), side: "truth", name: name, ids: ids) { return .unavailable(problem) }
         if let problem = trackIdProblem(frames.compactMap(\.other), side: "prediction", name: name, ids: ids) { return .unavailable(problem) }
         let matcher = ObservationMatcher(minIoU: options.iou)
         var accumulator = MOTAccumulator()
-        for frame in frames {
+        var lastPaired: [Int: Int] = [:]   // truth id -> predicted id it was last paired with
+        for (k, frame) in frames.enumerated() {
             let truthBoxes = frame.reference.map(boxes) ?? [], predictedBoxes = frame.other.map(boxes) ?? []
             let objects = (frame.reference.map(ids) ?? []).compactMap { $0 }
             let hypotheses = (frame.other.map(ids) ?? []).compactMap { $0 }
             let distances = truthBoxes.map { t in predictedBoxes.map { matcher.cost(t.iou($0)) } }
-            accumulator.update(objects: objects, hypotheses: hypotheses, distances: distances)
+            let events = accumulator.update(objects: objects, hypotheses: hypotheses, distances: distances)
+            guard options.perFrame else { continue }
+            for event in events.events {
+                guard let o = event.object, let h = event.hypothesis else { continue }
+                if event.kind == .idSwitch, let from = lastPaired[o] {
+                    issues[k].idSwitches.append(FrameIssues.IDSwitch(kind: kind, truthTrack: o, from: from, to: h))
+                }
+                lastPaired[o] = h
+            }
         }
         return .available(accumulator.metrics, accumulator.identity)
     }

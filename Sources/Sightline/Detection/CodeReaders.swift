@@ -7,11 +7,25 @@ public enum CodeBackend: String, CaseIterable, Sendable {
     case zbar, zxing, off
 }
 
-/// Options for code reading, one value shared by every worker's reader.
+/// Options for code reading, one value shared by every worker's reader. The `try…`, binarizer
+/// and text settings are zxing-cpp's `ReaderOptions` (zbar has none of them).
 public struct CodeReaderOptions: Sendable, Equatable {
     public var backend: CodeBackend = .zxing
     /// Symbologies to look for; empty means every symbology the backend knows.
     public var symbologies: Set<Symbology> = []
+    /// Spend more time to find more codes (1D: more scan lines; 2D: slower finder searches).
+    public var tryHarder = true
+    /// Also look for codes turned by 90°, 180° and 270° (1D: scan columns too).
+    public var tryRotate = true
+    /// Also look for inverted codes (light modules on a dark ground).
+    public var tryInvert = true
+    /// Also look in downscaled copies of the picture (large codes, noisy pictures).
+    public var tryDownscale = true
+    public var binarizer: CodeBinarizer = .localAverage
+    public var textMode: CodeTextMode = .plain
+    /// Run the full search (the `try…` settings above) on every Nth frame, and a quick search
+    /// (none of them) on the frames in between; 1: the full search on every frame.
+    public var fullSearchEvery = 15
 
     public init(backend: CodeBackend = .zxing, symbologies: Set<Symbology> = []) {
         self.backend = backend
@@ -26,25 +40,61 @@ public struct CodeReaderOptions: Sendable, Equatable {
     /// Symbologies the backend cannot read at all.
     public func unsupportedSymbologies() -> [Symbology] { unsupported(in: symbologies).sorted() }
 
+    /// Whether a frame gets the full search (by its index, so the same whatever the thread count).
+    public func searchesFully(frame index: Int) -> Bool { fullSearchEvery <= 1 || index % fullSearchEvery == 0 }
+
     private func unsupported(in set: Set<Symbology>) -> Set<Symbology> {
         switch backend {
         case .zbar: return set.filter { ZBarCodeReader.zbarType($0) == nil }
-        case .zxing: return set.filter { ZXingCodeReader.zxingName($0) == nil }
+        case .zxing: return set.filter { ZXingCodeReader.formats(of: $0).isEmpty }
         case .off: return []
         }
     }
 }
 
+/// How zxing-cpp turns gray levels into black and white modules.
+public enum CodeBinarizer: String, CaseIterable, Sendable {
+    /// Threshold by the local average of 8x8 blocks (zxing's hybrid binarizer; uneven lighting).
+    case localAverage = "local-average"
+    /// One threshold per row from the histogram (fast, even lighting).
+    case globalHistogram = "global-histogram"
+    /// Everything at or below 127 is black.
+    case fixedThreshold = "fixed-threshold"
+    /// Every non-zero pixel is white (pictures that are already black and white).
+    case boolCast = "bool-cast"
+}
+
+/// What `text` holds, as zxing-cpp's `TextMode`.
+public enum CodeTextMode: String, CaseIterable, Sendable {
+    /// The payload as text, character sets (ECI) applied, GS1 separators kept as 0x1D.
+    case plain
+    /// The payload with its ECI designators, as the standard transmits it (`\NNNNNN`).
+    case eci
+    /// Human readable: GS1 application identifiers in parentheses, ISO 15434 spelled out.
+    case hri
+    /// Plain, with non-printable characters escaped (`<GS>`, `<U+1F>`).
+    case escaped
+    /// The payload bytes as hexadecimal.
+    case hex
+}
+
 /// Reads codes from a gray image. Implementations are not thread-safe: one per worker.
 public protocol CodeReader: AnyObject {
-    /// Codes in the picture, with geometry mapped into the displayed frame.
-    func read(_ image: GrayImage, rotation: Rotation) throws -> [CodeObservation]
+    /// Codes in the picture, with geometry mapped into the displayed frame. `fully` false: the
+    /// quick search only (a reader without one always searches fully).
+    func read(_ image: GrayImage, rotation: Rotation, fully: Bool) throws -> [CodeObservation]
+}
+
+extension CodeReader {
+    public func read(_ image: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
+        try read(image, rotation: rotation, fully: true)
+    }
 }
 
 public func makeCodeReader(_ options: CodeReaderOptions) throws -> CodeReader? {
     switch options.backend {
     case .zbar: return try ZBarCodeReader(symbologies: options.symbologies)
-    case .zxing: return try ZXingCodeReader(symbologies: options.symbologies)
+    case .zxing: return try ZXingCodeReader(options: options)
     case .off: return nil
     }
 }
@@ -101,7 +151,7 @@ public final class ZBarCodeReader: CodeReader {
         zbar_image_scanner_destroy(scanner)
     }
 
-    public func read(_ gray: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
+    public func read(_ gray: GrayImage, rotation: Rotation, fully: Bool) throws -> [CodeObservation] {
         if gray.isRegion {
             // A region's rows are not contiguous: copy it (regions are small).
             var rows = [UInt8](repeating: 0, count: gray.width * gray.height)
@@ -149,69 +199,6 @@ public final class ZBarCodeReader: CodeReader {
                                          bytes: bytes, polygon: points))
         }
         return codes
-    }
-}
-
-// MARK: - zxing-cpp
-
-/// zxing-cpp's multi-format reader on the luma plane, without copying it.
-public final class ZXingCodeReader: CodeReader {
-    private let reader: OpaquePointer
-    private var found = [slv_code](repeating: slv_code(), count: 64)
-
-    static func zxingName(_ s: Symbology) -> String? {
-        switch s {
-        case .qr: return "QRCode"
-        case .microQR: return "MicroQRCode"
-        case .aztec: return "Aztec"
-        case .dataMatrix: return "DataMatrix"
-        case .pdf417: return "PDF417"
-        case .maxiCode: return "MaxiCode"
-        case .ean13: return "EAN13"
-        case .ean8: return "EAN8"
-        case .upcA: return "UPCA"
-        case .upcE: return "UPCE"
-        case .code128: return "Code128"
-        case .code39: return "Code39"
-        case .code93: return "Code93"
-        case .codabar: return "Codabar"
-        case .itf: return "ITF"
-        case .dataBar: return "DataBar"
-        case .dataBarExpanded: return "DataBarExpanded"
-        case .isbn10, .isbn13, .ean2, .ean5: return nil
-        }
-    }
-
-    private static let symbologyOfFormat: [Int32: Symbology] = Dictionary(
-        uniqueKeysWithValues: Symbology.allCases.compactMap { s in
-            zxingName(s).map { (Int32(bitPattern: slv_zxing_format_from_name($0)), s) }
-        })
-
-    public init(symbologies: Set<Symbology>, tryHarder: Bool = true) throws {
-        let mask = symbologies.compactMap(Self.zxingName).reduce(UInt32(0)) { $0 | slv_zxing_format_from_name($1) }
-        guard let reader = slv_zxing_create(mask, tryHarder ? 1 : 0) else {
-            throw SightlineError.internal("cannot create a zxing-cpp reader")
-        }
-        self.reader = reader
-    }
-
-    deinit { slv_zxing_destroy(reader) }
-
-    public func read(_ gray: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
-        var error = [CChar](repeating: 0, count: 512)
-        let count = slv_zxing_read(reader, gray.image, &found, Int32(found.count), &error, error.count)
-        guard count >= 0 else { throw SightlineError.internal("zxing-cpp failed: " + error.cString) }
-        return found.prefix(Int(count)).compactMap { code in
-            guard let symbology = Self.symbologyOfFormat[code.format] else { return nil }
-            let text = code.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: code.text_length), as: UTF8.self) } ?? ""
-            let bytes = code.bytes.map { [UInt8](UnsafeBufferPointer(start: $0, count: code.bytes_length)) } ?? []
-            let c = code.corners
-            let corners = [(c.0, c.1), (c.2, c.3), (c.4, c.5), (c.6, c.7)]
-            return CodeObservation(symbology: symbology, text: text, bytes: bytes,
-                                   polygon: corners.map {
-                                       rotation.display(Point(x: Double($0.0 + Int32(gray.originX)), y: Double($0.1 + Int32(gray.originY))))
-                                   })
-        }
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// Which face detector runs.
 public enum FaceBackend: String, CaseIterable, Sendable {
-    case haar, haarAlt2 = "haar-alt2", lbp, yunet, ultraface, ultraface640 = "ultraface-640", off
+    case centerface, haar, haarAlt2 = "haar-alt2", lbp, yunet, ultraface, ultraface640 = "ultraface-640", off
 
     /// The OpenCV cascade file (from Debian's opencv-data) behind each cascade backend.
     var cascadeFile: String? {
@@ -11,7 +11,7 @@ public enum FaceBackend: String, CaseIterable, Sendable {
         case .haar: return "haarcascades/haarcascade_frontalface_default.xml"
         case .haarAlt2: return "haarcascades/haarcascade_frontalface_alt2.xml"
         case .lbp: return "lbpcascades/lbpcascade_frontalface_improved.xml"
-        case .yunet, .ultraface, .ultraface640, .off: return nil
+        case .centerface, .yunet, .ultraface, .ultraface640, .off: return nil
         }
     }
 
@@ -21,7 +21,7 @@ public enum FaceBackend: String, CaseIterable, Sendable {
 
 /// Options for face detection, one value shared by every worker's detector.
 public struct FaceDetectorOptions: Sendable, Equatable {
-    public var backend: FaceBackend = .haarAlt2
+    public var backend: FaceBackend = .centerface
     /// Smallest face searched for, in pixels of the displayed frame.
     public var minFace = 40
     /// Width of the downscaled image the detector runs on (0: full size).
@@ -40,10 +40,15 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var modelPath: String?
     /// DNN backends: make the detection image in colour from the chroma planes (false: luma only).
     public var color = true
+    /// DNN backends: the library that runs the model.
+    public var runtime: DNNRuntime = .openvino
+    /// DNN backends: analysis workers sharing one compiled model (OpenVINO: one one-thread
+    /// stream each).
+    public var workers = 1
     /// DNN backends: the model file of this run, set by `resolvingModel()`.
     public internal(set) var model: ModelFile?
 
-    public init(backend: FaceBackend = .haarAlt2, minFace: Int = 40, detectWidth: Int = 640) {
+    public init(backend: FaceBackend = .centerface, minFace: Int = 40, detectWidth: Int = 640) {
         self.backend = backend
         self.minFace = minFace
         self.detectWidth = detectWidth
@@ -60,13 +65,37 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     /// The score threshold in effect: `threshold`, or the model's default.
     public var effectiveThreshold: Double { threshold ?? backend.model?.defaultThreshold ?? 0 }
 
-    /// These options with the DNN model file found (see `ModelStore`) and its sha256; unchanged
-    /// for the cascades, or when the model was already resolved.
+    /// These options with the DNN model file found (see `ModelStore`) and its sha256, and the
+    /// runtime loaded; unchanged for the cascades, or when the model was already resolved.
     public func resolvingModel(store: ModelStore = ModelStore()) throws -> FaceDetectorOptions {
         guard let known = backend.model, model == nil else { return self }
         var resolved = self
         resolved.model = try store.resolve(known, override: modelPath)
+        if runtime == .openvino {
+            do {
+                _ = try OpenVINORuntime.loaded()
+            } catch let error as InferenceError {
+                throw SightlineError.detectorUnavailable(name: backend.rawValue, reason: setupAdvice(error))
+            }
+        }
         return resolved
+    }
+
+    /// A setup failure with what to do about it, on one line.
+    func setupAdvice(_ error: InferenceError) -> String {
+        switch error {
+        case .runtimeMissing:
+            return "\(error); install it with Scripts/install-deps.sh, or use --dnn-runtime opencv, or --faces haar-alt2, which needs nothing"
+        case let .wrongModel(path, reason):
+            return "\(path) is not a \(backend.rawValue) model: \(reason); --faces haar-alt2 needs no model"
+        default:
+            return "\(error); --faces haar-alt2 needs no model"
+        }
+    }
+
+    /// The network input size for frames of this displayed size (nil for the cascades).
+    public func networkInputSize(width: Int, height: Int) -> (width: Int, height: Int)? {
+        backend.model?.kind.inputSize(width: width, height: height, detectWidth: detectWidth, minFace: minFace)
     }
 
     /// Full path of the cascade file, or nil when the backend has none.
@@ -146,55 +175,71 @@ public final class CascadeFaceDetector: FaceDetecting {
     }
 }
 
-/// An ONNX face detector (YuNet or UltraFace) run by OpenCV's DNN module. It gets a small
-/// detection image made from the frame's planes, in colour when the frame has chroma planes.
+/// An ONNX face detector (CenterFace, YuNet, UltraFace) run by an inference runtime (OpenVINO or
+/// OpenCV's DNN module). It gets a small detection image made from the frame's planes, in colour
+/// when the frame has chroma planes; decoding is the model kind's, the same on every runtime.
 /// Not thread-safe: one instance per worker.
 public final class DNNFaceDetector: FaceDetecting {
-    private let handle: OpaquePointer
     private let options: FaceDetectorOptions
-    private var found = [slv_dnn_face](repeating: slv_dnn_face(), count: 256)
+    private let kind: FaceModelKind
+    private let session: InferenceSession
+    private let input: NetworkInput
 
-    /// `options.model` must be resolved (`resolvingModel()`).
+    /// `options.model` must be resolved (`resolvingModel()`). The model is checked now (its
+    /// inputs and outputs), so a wrong file fails before the run starts.
     public init(options: FaceDetectorOptions) throws {
         guard let known = options.backend.model, let file = options.model else {
             throw SightlineError.internal("DNNFaceDetector needs a DNN backend with a resolved model file")
         }
-        var error = [CChar](repeating: 0, count: 1024)
-        guard let handle = slv_dnn_create(file.path, known.kind, Int32(known.inputWidth ?? 0), Int32(known.inputHeight ?? 0),
-                                          &error, error.count) else {
-            throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: "\(file.path): \(error.cString)")
-        }
-        self.handle = handle
         self.options = options
+        kind = known.kind
+        do {
+            session = try makeInferenceSession(runtime: options.runtime, modelPath: file.path, outputs: known.kind.outputs,
+                                               workers: options.workers)
+            input = try NetworkInput()
+        } catch let error as InferenceError {
+            throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: options.setupAdvice(error))
+        }
     }
 
-    deinit { slv_dnn_destroy(handle) }
-
     public func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
-        var image = frame.yuv
-        var o = slv_dnn_options()
-        o.detect_width = Int32(options.detectWidth)
-        o.rotation = Int32(frame.rotation.degrees)
-        o.threshold = Float(options.effectiveThreshold)
-        o.nms_iou = Float(options.nmsIoU)
-        o.min_face = Int32(options.minFace)
-        o.use_color = options.color ? 1 : 0
-        var error = [CChar](repeating: 0, count: 512)
-        let count = slv_dnn_detect(handle, &image, &o, &found, Int32(found.count), &error, error.count)
-        guard count >= 0 else {
-            throw SightlineError.internal("face detection failed: " + error.cString)
+        let turned = frame.rotation.degrees == 90 || frame.rotation.degrees == 270
+        let displayW = turned ? frame.luma.height : frame.luma.width, displayH = turned ? frame.luma.width : frame.luma.height
+        guard displayW > 0, displayH > 0 else { return [] }
+        let size = kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: options.minFace)
+        let threshold = Float(options.effectiveThreshold)
+        let candidates: [FaceCandidate]
+        let keep: [Int]
+        do {
+            let image = try input.make(frame, width: size.width, height: size.height, kind: kind, color: options.color)
+            candidates = try kind.decode(try session.run(image), input: size, threshold: threshold)
+            keep = try nonMaximumSuppression(candidates, threshold: threshold, overlap: Float(options.nmsIoU > 0 ? options.nmsIoU : 0.3))
+        } catch let error as InferenceError {
+            throw SightlineError.internal("face detection failed: \(error)")
         }
-        return found.prefix(Int(count)).map { f in
+        // Back to displayed-frame pixels, clipped to the frame.
+        let sx = Double(displayW) / Double(size.width), sy = Double(displayH) / Double(size.height)
+        var faces: [FaceObservation] = []
+        for i in keep {
+            let c = candidates[i]
+            let x0 = max(0, Double(c.x) * sx), y0 = max(0, Double(c.y) * sy)
+            let x1 = min(Double(displayW), Double(c.x + c.w) * sx), y1 = min(Double(displayH), Double(c.y + c.h) * sy)
+            guard x1 > x0, y1 > y0, max(x1 - x0, y1 - y0) >= Double(options.minFace) else { continue }
             var landmarks: FaceLandmarks?
-            if f.landmark_count == 5 {
-                let p = withUnsafeBytes(of: f.landmarks) { Array($0.bindMemory(to: Float.self)) }.map { Double($0) }
-                // The model's order: the eye, then the mouth corner, on the image's left first.
+            if c.landmarks.count == 10 {
+                let p = c.landmarks.enumerated().map { Double(Float(Double($0.element) * ($0.offset % 2 == 1 ? sy : sx))) }
                 landmarks = FaceLandmarks(leftEye: Point(x: p[0], y: p[1]), rightEye: Point(x: p[2], y: p[3]),
                                           nose: Point(x: p[4], y: p[5]),
                                           mouthLeft: Point(x: p[6], y: p[7]), mouthRight: Point(x: p[8], y: p[9]))
             }
-            return FaceObservation(box: Box(x: Double(f.x), y: Double(f.y), w: Double(f.w), h: Double(f.h)),
-                                   score: Double(f.score), landmarks: landmarks)
+            let box = Box(x: Double(Float(x0)), y: Double(Float(y0)), w: Double(Float(x1 - x0)), h: Double(Float(y1 - y0)))
+            faces.append(FaceObservation(box: box, score: Double(min(1, max(0, c.score))), landmarks: landmarks))
         }
+        // Stable order (top-left first), as for the cascades.
+        return faces.enumerated().sorted { a, b in
+            if a.element.box.y != b.element.box.y { return a.element.box.y < b.element.box.y }
+            if a.element.box.x != b.element.box.x { return a.element.box.x < b.element.box.x }
+            return a.offset < b.offset
+        }.map(\.element)
     }
 }

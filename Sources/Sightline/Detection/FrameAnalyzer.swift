@@ -6,6 +6,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
     private let faceDetector: FaceDetecting?
     private let attributeReader: FaceAttributeReader?
     private let codeReader: CodeReader?
+    private let codeOptions: CodeReaderOptions
     /// Errors met on the frames this analyzer saw, by message.
     public private(set) var errors: [String] = []
 
@@ -13,12 +14,13 @@ public final class FrameAnalyzer: @unchecked Sendable {
         faceDetector = try makeFaceDetector(faces)
         attributeReader = faceDetector != nil && faces.attributes ? try FaceAttributeReader() : nil
         codeReader = try makeCodeReader(codes)
+        codeOptions = codes
     }
 
     /// The record of a frame a live source delivered while every worker was busy: on the
     /// timeline, not analyzed. Reads only what the analyzer was built with, so any thread may call it.
     public func droppedRecord(_ frame: VideoFrame) -> FrameRecord {
-        FrameRecord(index: frame.index, pts: frame.pts, t: frame.seconds,
+        FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds,
                     faceStatus: faceDetector == nil ? .off : .dropped,
                     codeStatus: codeReader == nil ? .off : .dropped, faces: [], codes: [])
     }
@@ -30,7 +32,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
         var faceStatus = AnalyzerStatus.off, codeStatus = AnalyzerStatus.off
         var faces: [FaceObservation] = [], codes: [CodeObservation] = []
         if !detect {
-            return FrameRecord(index: frame.index, pts: frame.pts, t: frame.seconds,
+            return FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds,
                                faceStatus: faceDetector == nil ? .off : .skipped,
                                codeStatus: codeReader == nil ? .off : .skipped, faces: [], codes: [])
         }
@@ -48,19 +50,19 @@ public final class FrameAnalyzer: @unchecked Sendable {
                 faceStatus = .ok
             } catch {
                 faceStatus = .error
-                errors.append("frame \(frame.index): \(error)")
+                errors.append("frame \(frame.position): \(error)")
             }
         }
         if let codeReader {
             do {
-                codes = try codeReader.read(luma, rotation: frame.rotation)
+                codes = try codeReader.read(luma, rotation: frame.rotation, fully: codeOptions.searchesFully(frame: frame.index))
                 codeStatus = .ok
             } catch {
                 codeStatus = .error
-                errors.append("frame \(frame.index): \(error)")
+                errors.append("frame \(frame.position): \(error)")
             }
         }
-        return FrameRecord(index: frame.index, pts: frame.pts, t: frame.seconds, faceStatus: faceStatus,
+        return FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds, faceStatus: faceStatus,
                            codeStatus: codeStatus, faces: faces, codes: codes)
     }
 }

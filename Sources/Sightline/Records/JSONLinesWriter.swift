@@ -27,7 +27,12 @@ public final class JSONLinesWriter {
     }
 
     public func write(_ record: JSON) throws {
-        var line = record.serialized()
+        try write(line: record.serialized())
+    }
+
+    /// One record already serialized (without its newline).
+    public func write(line text: String) throws {
+        var line = text
         line.append("\n")
         try line.withUTF8 { try writeAll(fd, UnsafeRawBufferPointer($0), path: path == "-" ? "standard output" : path) }
     }

@@ -5,6 +5,13 @@ enum Precision {
     static let pixels = 2
     static let seconds = 6
     static let score = 3
+
+    /// A value as the records write it (and as a reader of them gets it back).
+    static func written(_ value: Double, digits: Int) -> Double { Double(JSON.format(value, digits: digits)) ?? value }
+    static func written(_ p: Point) -> Point { Point(x: written(p.x, digits: pixels), y: written(p.y, digits: pixels)) }
+    static func written(_ b: Box) -> Box {
+        Box(x: written(b.x, digits: pixels), y: written(b.y, digits: pixels), w: written(b.w, digits: pixels), h: written(b.h, digits: pixels))
+    }
 }
 
 extension Box {
@@ -54,6 +61,7 @@ extension CodeObservation {
         members.append(("box", box.json))
         members.append(("polygon", .array(polygon.map(\.json))))
         if source != .detected { members.append(("source", .string(source.rawValue))) }
+        if let state { members.append(("state", .string(state.rawValue))) }
         return .object(members)
     }
 }
@@ -66,17 +74,19 @@ extension StreamRecord {
         var analyzers: [(String, JSON)] = []
         var faceMembers: [(String, JSON)] = [("backend", .string(faces.backend.rawValue))]
         if let known = faces.backend.model {
-            faceMembers += [("model", .string(faces.model?.path ?? faces.modelPath ?? known.file)),
+            faceMembers += [("runtime", .string(inferenceRuntimeVersion(faces.runtime))),
+                            ("model", .string(faces.model?.path ?? faces.modelPath ?? known.file)),
                             ("sha256", faces.model.map { .string($0.sha256) } ?? .null),
                             ("verified", .bool(faces.model?.verified ?? false)),
                             ("threshold", .fixed(faces.effectiveThreshold, digits: Precision.score)),
                             ("nms_iou", .fixed(faces.nmsIoU, digits: 2)),
                             ("min_face", .int(Int64(faces.minFace)))]
-            if let w = known.inputWidth, let h = known.inputHeight {
-                faceMembers.append(("input_size", .array([.int(Int64(w)), .int(Int64(h))])))
-            } else {
+            if known.kind.fixedInput == nil {
                 faceMembers.append(("detect_width", .int(Int64(faces.detectWidth))))
             }
+            // The network input for this stream's frames (width, height).
+            let input = known.kind.inputSize(width: s.displayWidth, height: s.displayHeight, detectWidth: faces.detectWidth, minFace: faces.minFace)
+            faceMembers.append(("input_size", .array([.int(Int64(input.width)), .int(Int64(input.height))])))
             faceMembers.append(("color", .bool(faces.color)))
         } else if faces.backend != .off {
             faceMembers += [("cascade", .string(faces.backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),
@@ -91,9 +101,17 @@ extension StreamRecord {
         if codes.backend != .off {
             codeMembers.append(("symbologies", .array(codes.effectiveSymbologies.map { .string($0.rawValue) })))
         }
+        if codes.backend == .zxing {
+            codeMembers += [("try_harder", .bool(codes.tryHarder)), ("try_rotate", .bool(codes.tryRotate)),
+                            ("try_invert", .bool(codes.tryInvert)), ("try_downscale", .bool(codes.tryDownscale)),
+                            ("binarizer", .string(codes.binarizer.rawValue)), ("text_mode", .string(codes.textMode.rawValue)),
+                            ("full_every", .int(Int64(codes.fullSearchEvery)))]
+        }
         analyzers.append(("codes", .object(codeMembers)))
         analyzers.append(("tracking", .object([("max_gap", .int(Int64(tracking.maxGap))),
-                                               ("detect_every", .int(Int64(tracking.detectEvery)))])))
+                                               ("detect_every", .int(Int64(tracking.detectEvery))),
+                                               ("confirm_reads", .int(Int64(tracking.codeConfirmation.reads))),
+                                               ("confirm_window", .int(Int64(tracking.codeConfirmation.window)))])))
 
         var members: [(String, JSON)] = [
             ("type", .string("stream")),
@@ -111,8 +129,12 @@ extension StreamRecord {
             ("time_base", rational(s.timeBase)),
             ("frame_rate", rational(s.frameRate)),
             ("duration", s.duration.map { .fixed($0, digits: Precision.seconds) } ?? .null),
+            ("start_time", s.containerStartTime.map { .fixed($0, digits: Precision.seconds) } ?? .null),
+            ("stream_start_time", s.streamStartTime.map { .fixed($0, digits: Precision.seconds) } ?? .null),
+            ("variable_frame_rate", .bool(s.variableFrameRate)),
         ]
         if let start { members.append(("start", .fixed(start, digits: Precision.seconds))) }
+        if let warmup { members.append(("warmup", .fixed(warmup, digits: Precision.seconds))) }
         if let duration { members.append(("max_duration", .fixed(duration, digits: Precision.seconds))) }
         if let camera {
             members.append(("camera", .object([("card", .string(camera.card)), ("driver", .string(camera.driver)),
@@ -125,9 +147,15 @@ extension StreamRecord {
 }
 
 extension FrameRecord {
-    public var json: JSON {
+    public var json: JSON { json(type: "frame") }
+
+    /// A frame of a shard's warm-up: the same fields under another type, so readers of frames
+    /// pass it by and `merge` can join tracks on it.
+    public var warmupJSON: JSON { json(type: "warmup") }
+
+    private func json(type: String) -> JSON {
         .object([
-            ("type", .string("frame")),
+            ("type", .string(type)),
             ("index", .int(Int64(index))),
             ("pts", .int(pts)),
             ("t", .fixed(t, digits: Precision.seconds)),
@@ -157,6 +185,7 @@ extension TrackRecord {
         if let bytes, String(validatingUTF8Bytes: bytes) == nil {
             members.append(("bytes", .string(Data(bytes).base64EncodedString())))
         }
+        if let state { members.append(("state", .string(state.rawValue))) }
         members += [("best_box", bestBox.json), ("best_frame", .int(Int64(bestFrame)))]
         return .object(members)
     }
@@ -175,12 +204,14 @@ extension SummaryRecord {
             ("tracks", .int(Int64(tracks))),
             ("analyzer_errors", .int(Int64(analyzerErrors))),
             ("corrupt_frames", .int(Int64(damage.corruptFrames))),
+            ("out_of_order_frames", .int(Int64(damage.outOfOrderFrames))),
             ("read_error", damage.readError.map { .string($0) } ?? .null),
             ("interrupted", .bool(interrupted)),
         ]
         if live {
             members += [("dropped_frames", .int(Int64(droppedFrames))), ("lost_frames", .int(Int64(lostFrames)))]
         }
+        if !outputErrors.isEmpty { members.append(("output_errors", .array(outputErrors.map { .string($0) }))) }
         if let wallSeconds { members.append(("wall_seconds", .fixed(wallSeconds, digits: 3))) }
         return .object(members)
     }

@@ -56,9 +56,12 @@ extension RecordFile {
     /// The whole file, or an error naming why it cannot be read.
     static func contents(of path: String) throws -> Data {
         try checkIsFile(path)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // Through FileHandle: FileManager.contents(atPath:) leaks its buffer on an empty file
+        // (swift-foundation's readBytesFromFile, found by Scripts/fuzz.sh).
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
             throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied or I/O error", unreadable: true)
         }
+        try? handle.close()
         return data
     }
 
@@ -78,7 +81,7 @@ extension RecordFile {
     static func record(_ bytes: some Collection<UInt8>, line: Int, isLast: Bool, path: String) throws -> ([String: Any], String)? {
         if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { return nil }
         func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: line, reason: reason) }
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
+        guard let parsed = JSONText.parse(bytes) else {
             throw fail(isLast ? "truncated last line: no newline at the end of the file and not valid JSON" : "not valid JSON")
         }
         guard let object = parsed as? [String: Any] else { throw fail("not a JSON object") }
@@ -162,8 +165,12 @@ private func track(_ o: [String: Any], _ what: String) throws -> Int? {
 
 /// A member that must be an array of objects when present.
 private func objects(_ o: [String: Any], _ key: String) throws -> [[String: Any]] {
-    guard let value = o[key], !(value is NSNull) else { return [] }
-    guard let array = value as? [Any] else { throw RecordShapeError("\"\(key)\" is not an array") }
+    guard let value = o[key] else { return [] }
+    // The array test first: `is NSNull` on an array bridges the whole array to test its class.
+    guard let array = value as? [Any] else {
+        if value is NSNull { return [] }
+        throw RecordShapeError("\"\(key)\" is not an array")
+    }
     return try array.map {
         guard let object = $0 as? [String: Any] else { throw RecordShapeError("\"\(key)\" holds something other than objects") }
         return object
@@ -216,6 +223,7 @@ extension TrackRecord {
                   meanScore: number(o["mean_score"]), symbology: (o["symbology"] as? String).flatMap(Symbology.init(rawValue:)),
                   text: text,
                   bytes: (o["bytes"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? text.map { Array($0.utf8) },
+                  state: (o["state"] as? String).flatMap(CodeTrackState.init(rawValue:)),
                   bestBox: try box(o["best_box"]), bestFrame: try int("best_frame"))
     }
 }
@@ -247,7 +255,7 @@ extension FrameRecord {
                 polygon = [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y), Point(x: b.x + b.w, y: b.y + b.h), Point(x: b.x, y: b.y + b.h)]
             }
             return CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: polygon, track: try track(c, "code"),
-                                   source: try source(c))
+                                   source: try source(c), state: (c["state"] as? String).flatMap(CodeTrackState.init(rawValue:)))
         }
         let status = o["status"] as? [String: Any]
         self.init(index: index, pts: (o["pts"] as? NSNumber)?.int64Value ?? 0, t: number(o["t"]) ?? 0,

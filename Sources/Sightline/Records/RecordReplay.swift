@@ -13,6 +13,9 @@ public final class RecordReplay {
     public let streamIndex: Int?
     public let start: Double?
     public let duration: Double?
+    /// The records' schema version (1 when the stream record has none): schema 1 counted `index`
+    /// and `t` from the first frame read, later versions from the stream's and the file's start.
+    public let schema: Int
 
     private let reader: RecordStreamReader
     private var pending: FrameRecord?
@@ -27,7 +30,23 @@ public final class RecordReplay {
         streamIndex = (stream["stream_index"] as? NSNumber)?.intValue
         start = (stream["start"] as? NSNumber)?.doubleValue
         duration = (stream["max_duration"] as? NSNumber)?.doubleValue
+        schema = (stream["schema"] as? NSNumber)?.intValue ?? 1
     }
+
+    /// Where to start decoding on today's timeline: a schema 1 `start` counted from the video
+    /// stream's start, not the container's (`info`: the same video, opened from its start).
+    public func timelineStart(_ info: VideoStreamInfo) -> Double? {
+        guard let start, schema < firstSchemaOnFileTimeline else { return start }
+        return start + (info.streamStartTime ?? info.timelineOrigin) - info.timelineOrigin
+    }
+
+    /// The number a frame's record carries: its stream position, or in schema 1 its place among
+    /// the frames decoded.
+    private func number(_ frame: VideoFrame) -> Int { schema < firstSchemaOnFileTimeline ? frame.index : frame.position }
+
+    /// The stream record; the summary record once the records have been read to their end.
+    public var stream: [String: Any] { reader.stream }
+    public var summary: [String: Any]? { reader.summary }
 
     private func mismatch(_ reason: String) -> SightlineError {
         .recordsMismatch(records: recordsPath, input: inputPath, reason: reason)
@@ -68,7 +87,7 @@ public final class RecordReplay {
     }
 
     private func describe(_ frame: VideoFrame) -> String {
-        String(format: "frame %d of the video (pts %lld, t=%.3f s)", frame.index, frame.pts, frame.seconds)
+        String(format: "frame %d of the video (pts %lld, t=%.3f s)", number(frame), frame.pts, frame.seconds)
     }
 
     /// The record of the next decoded frame: it must be the next frame record of the file, with
@@ -77,10 +96,10 @@ public final class RecordReplay {
         guard let record = try peek() else {
             throw mismatch("\(describe(frame)) has no record (the records end after \(paired) frames)")
         }
-        if record.pts > frame.pts || (record.pts == frame.pts && record.index > frame.index) {
+        if record.pts > frame.pts || (record.pts == frame.pts && record.index > number(frame)) {
             throw mismatch("\(describe(frame)) has no record (the next record, line \(reader.line), is frame \(record.index) with pts \(record.pts))")
         }
-        if record.pts < frame.pts || record.index != frame.index {
+        if record.pts < frame.pts || record.index != number(frame) {
             throw mismatch("the record of frame \(record.index) (line \(reader.line), pts \(record.pts)) has no frame in the video (\(describe(frame)) comes next)")
         }
         pending = nil

@@ -1,9 +1,10 @@
+import Dispatch
 import Foundation
 
 /// Reads a Sightline JSON Lines file one record at a time, so memory stays bounded whatever the
 /// video's length (`RecordFile` holds every frame). The first record must be the `stream` record.
 public final class RecordStreamReader {
-    /// What the file holds after its stream record, in file order (summaries are skipped).
+    /// What the file holds after its stream record, in file order (the summary is kept in `summary`).
     public enum Item {
         case frame(FrameRecord)
         case track(TrackRecord)
@@ -12,6 +13,8 @@ public final class RecordStreamReader {
     public let path: String
     /// The `stream` record as parsed JSON.
     public private(set) var stream: [String: Any] = [:]
+    /// The `summary` record as parsed JSON, once it has been read (it is the last line).
+    public private(set) var summary: [String: Any]?
     /// The line of the last record returned.
     public private(set) var line = 0
 
@@ -19,6 +22,8 @@ public final class RecordStreamReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false
+    /// Lines read from the file so far (read ahead of `line`).
+    private var readLines = 0
 
     public init(path: String) throws {
         self.path = path
@@ -40,25 +45,88 @@ public final class RecordStreamReader {
 
     /// The next frame or track record, or nil at the end of the file.
     public func next() throws -> Item? {
-        while let (object, type) = try nextObject() {
-            do {
-                switch type {
-                case "frame": return .frame(try FrameRecord(json: object))
-                case "track": return .track(try TrackRecord(json: object))
-                case "stream": throw RecordShapeError("a second stream record")
-                default: continue
-                }
-            } catch let error as RecordShapeError {
-                throw RecordFileError(path: path, line: line, reason: error.reason)
+        while true {
+            if parsedIndex == parsed.count {
+                guard try parseBatch() else { return nil }
+            }
+            let (lineNumber, result) = parsed[parsedIndex]
+            parsed[parsedIndex].result = .skip   // let go of it
+            parsedIndex += 1
+            line = lineNumber
+            switch result {
+            case .item(let item): return item
+            case .summary(let object): summary = object
+            case .skip: continue
+            case .failure(let error): throw error
             }
         }
-        return nil
     }
 
-    /// The next non-blank line as a JSON object with its type.
+    /// A line turned into what `next()` hands out.
+    private enum Parsed {
+        case item(Item)
+        case summary([String: Any])
+        case skip
+        case failure(Error)
+    }
+
+    /// Lines read ahead and parsed (in parallel: JSON parsing is most of the cost of reading).
+    private var parsed: [(line: Int, result: Parsed)] = []
+    private var parsedIndex = 0
+    private static let batchLines = 2048
+    private static let workers = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// Reads up to `batchLines` lines and parses them; false at the end of the file.
+    private func parseBatch() throws -> Bool {
+        var lines: [(bytes: ArraySlice<UInt8>, isLast: Bool, line: Int)] = []
+        lines.reserveCapacity(Self.batchLines)
+        while lines.count < Self.batchLines, let (bytes, isLast) = try nextLine() {
+            readLines += 1
+            lines.append((bytes, isLast, readLines))
+        }
+        parsed = []
+        parsedIndex = 0
+        guard !lines.isEmpty else { return false }
+        var results = [Parsed](repeating: .skip, count: lines.count)
+        let path = self.path, input = lines
+        let workers = lines.count < 64 ? 1 : Self.workers
+        results.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let out = out
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var k = worker * input.count / workers
+                let end = (worker + 1) * input.count / workers
+                while k < end {
+                    out[k] = Self.parse(input[k].bytes, line: input[k].line, isLast: input[k].isLast, path: path)
+                    k += 1
+                }
+            }
+        }
+        parsed = zip(lines, results).map { ($0.line, $1) }
+        return true
+    }
+
+    private static func parse(_ bytes: ArraySlice<UInt8>, line: Int, isLast: Bool, path: String) -> Parsed {
+        do {
+            guard let (object, type) = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) else { return .skip }
+            switch type {
+            case "frame": return .item(.frame(try FrameRecord(json: object)))
+            case "track": return .item(.track(try TrackRecord(json: object)))
+            case "stream": throw RecordShapeError("a second stream record")
+            case "summary": return .summary(object)
+            default: return .skip
+            }
+        } catch let error as RecordShapeError {
+            return .failure(RecordFileError(path: path, line: line, reason: error.reason))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The next non-blank line as a JSON object with its type (the stream record).
     private func nextObject() throws -> ([String: Any], String)? {
         while let (bytes, isLast) = try nextLine() {
-            line += 1
+            readLines += 1
+            line = readLines
             if let record = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) { return record }
         }
         return nil

@@ -1,7 +1,11 @@
 /// The record types Sightline writes, one JSON object per line (see Schemas/).
 
 /// Version of the record format; bumped when a field changes meaning or disappears.
-public let recordSchemaVersion = 1
+public let recordSchemaVersion = 2
+/// Schema 2 put `t` on the file's presentation timeline (pts × time base − the container's start
+/// time) and made `index` the frame's position in the stream also when a run starts later; in
+/// schema 1 both counted from the first frame read.
+public let firstSchemaOnFileTimeline = 2
 
 /// What happened to one analyzer on one frame.
 public enum AnalyzerStatus: String, Sendable {
@@ -28,12 +32,15 @@ public struct StreamRecord: Sendable {
     public var tracking: TrackingConfiguration
     public var start: Double?
     public var duration: Double?
+    /// Seconds before `start` that were analyzed and tracked but not written (a shard's warm-up).
+    public var warmup: Double?
     /// Live capture only: the camera, and how the run treats it.
     public var camera: CameraFacts?
 
     public init(tool: String, stream: VideoStreamInfo, faces: FaceDetectorOptions, codes: CodeReaderOptions,
-                tracking: TrackingConfiguration, start: Double? = nil, duration: Double? = nil) {
+                tracking: TrackingConfiguration, start: Double? = nil, duration: Double? = nil, warmup: Double? = nil) {
         self.tool = tool
+        self.warmup = warmup
         self.stream = stream
         self.faces = faces
         self.codes = codes
@@ -45,9 +52,10 @@ public struct StreamRecord: Sendable {
 
 /// One line per decoded frame, in presentation order, also when nothing was found.
 public struct FrameRecord: Sendable {
+    /// Position in the stream, in presentation order, from 0 (also when the run started later).
     public var index: Int
     public var pts: Int64
-    /// Seconds from the stream's start.
+    /// Seconds on the file's presentation timeline: pts × time base − the container's start time.
     public var t: Double
     public var faceStatus: AnalyzerStatus
     public var codeStatus: AnalyzerStatus
@@ -87,6 +95,9 @@ public struct SummaryRecord: Sendable {
     public var lostFrames = 0
     /// Only with --timing: wall time makes output differ between runs.
     public var wallSeconds: Double?
+    /// Outputs that failed during the run (the rendered video, thumbnails), one "PATH: cause"
+    /// each; the records go on without them.
+    public var outputErrors: [String] = []
     private var seenCodes = Set<String>()
 
     public init() {}

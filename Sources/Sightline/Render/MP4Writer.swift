@@ -21,7 +21,9 @@ public final class MP4Writer {
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
-    private let stream: UnsafeMutablePointer<AVStream>
+    /// Set before init can fail, so that deinit (which runs only for a fully initialized object)
+    /// frees the muxer and encoder when init throws.
+    private var stream: UnsafeMutablePointer<AVStream>!
     /// The copied audio stream, and the time base its packets arrive in.
     private var audioStream: UnsafeMutablePointer<AVStream>?
     private var audioTimeBase = AVRational()
@@ -77,6 +79,10 @@ public final class MP4Writer {
         } else {
             ctx.pointee.bit_rate = Int64(width * height * 4)   // MPEG-4 part 2 needs a bit rate
         }
+        // libx264 refuses 4:2:0 pictures of odd size with a generic error: say what it is.
+        guard encoderName != "libx264" || (width % 2 == 0 && height % 2 == 0) else {
+            throw fail("H.264 (4:2:0) needs an even width and height, the video is \(width)x\(height)")
+        }
         var ret = avcodec_open2(ctx, encoder, nil)
         guard ret >= 0 else { throw fail("cannot open the \(encoderName) encoder: \(VideoFileSource.message(ret))") }
         guard let st = avformat_new_stream(oc, nil) else { throw fail("cannot add a video stream") }
@@ -131,13 +137,16 @@ public final class MP4Writer {
         }
     }
 
-    /// Drains the encoder and closes the file.
+    /// Drains the encoder and closes the file. The file is closed also when draining fails, so
+    /// the fragments written stay playable.
     public func finish() throws {
         guard !finished, let format else { return }
         finished = true
+        defer {
+            av_write_trailer(format)
+            avio_closep(&format.pointee.pb)
+        }
         try send(nil)
-        av_write_trailer(format)
-        avio_closep(&format.pointee.pb)
     }
 
     private func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws {

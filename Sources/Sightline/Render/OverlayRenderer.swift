@@ -25,8 +25,13 @@ public final class OverlayRenderer {
         try writer.write(picture.frame!)
     }
 
+    /// Closes the video; it is closed (and stays playable) also when the last audio fails.
     public func finish() throws {
-        if let audioSource { try writer.writeAudio(audioSource.takeAudioPackets()) }
+        var audioError: Error?
+        if let audioSource {
+            do { try writer.writeAudio(audioSource.takeAudioPackets()) } catch { audioError = error }
+        }
         try writer.finish()
+        if let audioError { throw audioError }
     }
 }

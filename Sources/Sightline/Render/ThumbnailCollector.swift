@@ -2,7 +2,8 @@ import CFFmpeg
 import Foundation
 
 /// Keeps the best picture of every track and writes it as `DIR/face-<id>.png` or
-/// `DIR/code-<id>.png` when the track ends.
+/// `DIR/code-<id>.png` when the track ends (or, made without a directory, keeps the PNG bytes in
+/// `pictures` for a page that embeds them).
 ///
 /// Best: the highest-scoring observation a detector made (detected or refined by region search;
 /// interpolated boxes are never pictures of the object); among equal scores the larger box, then
@@ -10,9 +11,12 @@ import Foundation
 /// displayed (rotation-applied) picture as soon as an observation becomes the best, so at most one
 /// crop per live track is held, never a frame.
 public final class ThumbnailCollector {
-    public let directory: String
+    /// Where the PNG files go; nil: kept in memory (`pictures`).
+    public let directory: String?
     /// Files written so far, in order.
     public private(set) var written: [String] = []
+    /// Without a directory: the PNG file bytes of every ended track, by track id.
+    public private(set) var pictures: [Int: Data] = [:]
 
     private struct Best {
         var kind: TrackKind
@@ -36,6 +40,9 @@ public final class ThumbnailCollector {
             throw SightlineError.outputUnwritable(path: directory, reason: String(cString: strerror(errno)))
         }
     }
+
+    /// Keeps the pictures in memory (`pictures`) instead of writing files.
+    public init() { directory = nil }
 
     deinit {
         sws_freeContext(scaler)
@@ -75,6 +82,10 @@ public final class ThumbnailCollector {
     /// Writes the picture of a track that ended and lets go of it.
     public func trackEnded(_ id: Int) throws {
         guard let b = best.removeValue(forKey: id) else { return }
+        guard let directory else {
+            pictures[id] = try PNGWriter.encode(b.image)
+            return
+        }
         let path = (directory as NSString).appendingPathComponent("\(b.kind.rawValue)-\(id).png")
         try PNGWriter.write(b.image, to: path)
         written.append(path)
@@ -89,6 +100,7 @@ public final class ThumbnailCollector {
     public func discard() {
         for path in written { try? FileManager.default.removeItem(atPath: path) }
         written.removeAll()
+        pictures.removeAll()
         best.removeAll()
     }
 }

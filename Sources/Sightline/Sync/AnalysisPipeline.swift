@@ -88,7 +88,9 @@ public final class AnalysisPipeline: @unchecked Sendable {
             // Full detection on the first analyzed frame at least `detectEvery` frames after the
             // last one: frames 0, N, 2N… of a file; for a camera, a dropped detection frame passes
             // the duty on to the next frame analyzed, so new objects still appear within N.
-            var lastDetection = Int.min / 2
+            // A run that starts later in the stream (a shard) keeps the whole run's phase: full
+            // detection on positions 0, N, 2N…, so both detect on the same frames.
+            var lastDetection: Int?
             defer {
                 jobs.close()
                 synchronizer.finish(count: count)
@@ -97,16 +99,20 @@ public final class AnalysisPipeline: @unchecked Sendable {
             while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
                 do {
                     guard let frame = try source.nextFrame() else { return }
-                    let job = (frame: frame, detect: frame.index - lastDetection >= detectEvery)
+                    if lastDetection == nil {
+                        let phase = frame.position % detectEvery
+                        lastDetection = phase == 0 ? Int.min / 2 : frame.position - phase
+                    }
+                    let job = (frame: frame, detect: frame.position - lastDetection! >= detectEvery)
                     if dropLate {
                         if jobs.tryPush(job) {
-                            if job.detect { lastDetection = frame.index }
+                            if job.detect { lastDetection = frame.position }
                         } else {
                             synchronizer.deliver(AnalyzedFrame(record: analyzers[0].droppedRecord(frame), frame: frame), index: frame.index)
                         }
                     } else {
                         guard jobs.push(job) else { return }
-                        if job.detect { lastDetection = frame.index }
+                        if job.detect { lastDetection = frame.position }
                     }
                     count += 1
                 } catch {

@@ -4,8 +4,13 @@ public struct TrackerOptions: Sendable, Equatable {
     public var maxGap = 15
     /// Minimum overlap of a face with a track's predicted box for the first association pass.
     public var faceIoU = 0.3
+    /// When a code track counts as confirmed.
+    public var codeConfirmation = CodeConfirmation()
 
-    public init(maxGap: Int = 15) { self.maxGap = maxGap }
+    public init(maxGap: Int = 15, codeConfirmation: CodeConfirmation = CodeConfirmation()) {
+        self.maxGap = maxGap
+        self.codeConfirmation = codeConfirmation
+    }
 }
 
 /// Gives faces and codes stable track ids across frames.
@@ -21,42 +26,31 @@ public final class Tracker {
         let kind: TrackKind
         var motion: BoxMotion
         var misses = 0
-        var record: TrackRecord
-        var scoreSum = 0.0
-        var bestScore = -Double.infinity
+        private(set) var builder: TrackRecordBuilder
+        var record: TrackRecord { builder.record }
+        /// Codes: the reads that confirm the track.
+        var confirmation = CodeConfirmation.Tally()
 
         init(id: Int, kind: TrackKind, box: Box, frame: FrameRecord) {
             self.id = id
             self.kind = kind
             motion = BoxMotion(box)
-            record = TrackRecord(id: id, kind: kind, firstFrame: frame.index, lastFrame: frame.index,
-                                 firstT: frame.t, lastT: frame.t, bestBox: box, bestFrame: frame.index)
+            builder = TrackRecordBuilder(id: id, kind: kind, box: box, frame: frame)
         }
 
         /// Folds one observation of this track into its record.
         func observe(box: Box, score: Double, source: ObservationSource, frame: FrameRecord) {
-            if source == .interpolated {
-                record.framesInterpolated += 1
-                return
-            }
+            builder.observe(box: box, score: score, source: source, frame: frame)
+            if source == .interpolated { return }
             motion.update(box)
             misses = 0
-            record.lastFrame = frame.index
-            record.lastT = frame.t
-            record.framesObserved += 1
-            scoreSum += score
-            // Best: highest score (faces) or largest area (codes); the earliest wins a tie.
-            let quality = kind == .face ? score : box.area
-            if quality > bestScore {
-                bestScore = quality
-                record.bestBox = box
-                record.bestFrame = frame.index
-            }
         }
 
+        func read(_ code: CodeObservation) { builder.read(code) }
+
         var finished: TrackRecord {
-            var r = record
-            if kind == .face, r.framesObserved > 0 { r.meanScore = scoreSum / Double(r.framesObserved) }
+            var r = builder.finished
+            if kind == .code { r.state = confirmation.state }
             return r
         }
     }
@@ -64,6 +58,8 @@ public final class Tracker {
     public let options: TrackerOptions
     private var live: [LiveTrack] = []
     private var nextID = 1
+    /// Frames the code reader ran on so far (the confirmation window counts these).
+    private var codeFrames = 0
 
     public init(options: TrackerOptions = TrackerOptions()) { self.options = options }
 
@@ -110,6 +106,7 @@ public final class Tracker {
         }
         associateFaces(&frame, matched: &matched)
         associateCodes(&frame, matched: &matched)
+        confirmCodes(&frame)
 
         // Tracks unseen for longer than the gap end here.
         let ended = live.filter { $0.misses > options.maxGap }
@@ -166,6 +163,18 @@ public final class Tracker {
         }
     }
 
+    /// Counts the frame's reads towards their tracks' confirmation and marks every code with
+    /// its track's state (an interpolated code: the state so far).
+    private func confirmCodes(_ frame: inout FrameRecord) {
+        if frame.codeStatus == .ok || frame.codeStatus == .refined { codeFrames += 1 }
+        for i in frame.codes.indices {
+            guard let id = frame.codes[i].track, let track = live.first(where: { $0.id == id }) else { continue }
+            frame.codes[i].state = frame.codes[i].source == .interpolated
+                ? track.confirmation.state
+                : track.confirmation.read(frame.codes[i].symbology, at: codeFrames, rule: options.codeConfirmation)
+        }
+    }
+
     private func associateCodes(_ frame: inout FrameRecord, matched: inout Set<Int>) {
         for i in frame.codes.indices where frame.codes[i].track == nil {
             let code = frame.codes[i]
@@ -182,9 +191,7 @@ public final class Tracker {
                 track = nearest
             } else {
                 track = LiveTrack(id: nextID, kind: .code, box: box, frame: frame)
-                track.record.symbology = code.symbology
-                track.record.text = code.text
-                track.record.bytes = code.bytes
+                track.read(code)
                 nextID += 1
                 live.append(track)
             }

@@ -2,6 +2,7 @@
 public struct TrackingConfiguration: Sendable, Equatable {
     public var maxGap: Int
     public var detectEvery: Int
+    public var codeConfirmation = CodeConfirmation()
 }
 
 import Dispatch
@@ -34,7 +35,8 @@ public final class TrackingStage {
     }
     /// The tracking settings, as the stream record reports them.
     public var configuration: TrackingConfiguration {
-        TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: detectEvery)
+        TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: detectEvery,
+                              codeConfirmation: tracker.options.codeConfirmation)
     }
 
     /// The frame's record with track ids (and region-search results on stride frames), and the

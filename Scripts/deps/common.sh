@@ -1,0 +1,45 @@
+# Shared by install-deps.sh and the scripts in Scripts/deps/: installing Debian packages that are
+# missing, and fetching pinned registry packages checked by sha256. Sourced, not run.
+
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+
+# Where verified registry archives are kept between runs (re-checked by sha256 on every use).
+SIGHTLINE_DEPS_CACHE=${SIGHTLINE_DEPS_CACHE:-/var/cache/sightline-deps}
+
+# apt_install PACKAGE…: installs those of the Debian packages that are not installed yet.
+apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}" >&2
+  if [ -z "${SIGHTLINE_APT_UPDATED:-}" ]; then
+    $sudo apt-get update -qq
+    SIGHTLINE_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# registry_fetch NAME==VERSION SHA256 [pip download options…]: prints the path of that registry
+# archive (wheel or source distribution), downloaded once with pip and checked by its sha256.
+# Fails when the archive's sha256 differs from the pinned one.
+registry_fetch() {
+  local spec=$1 sha=$2; shift 2
+  local dir="$SIGHTLINE_DEPS_CACHE/$sha"
+  local file
+  file=$(ls "$dir"/* 2>/dev/null | head -n 1 || true)
+  if [ -z "$file" ] || ! echo "$sha  $file" | sha256sum -c --status; then
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    $sudo rm -rf "$dir"; $sudo mkdir -p "$dir"
+    echo "fetching $spec from the package registry" >&2
+    $sudo python3 -m pip download -q --no-deps --disable-pip-version-check -d "$dir" "$@" "$spec" >&2
+    file=$(ls "$dir"/* | head -n 1)
+  fi
+  if ! echo "$sha  $file" | sha256sum -c --status; then
+    echo "install-deps: $spec: sha256 of $(basename "$file") is $(sha256sum "$file" | cut -d' ' -f1), expected $sha" >&2
+    return 1
+  fi
+  echo "$file"
+}

@@ -1,0 +1,71 @@
+import CVision
+import Foundation
+
+/// Which library runs the ONNX face detectors.
+public enum DNNRuntime: String, CaseIterable, Sendable {
+    /// OpenVINO's CPU runtime (C API), installed by Scripts/install-deps.sh: the default, 4–6×
+    /// faster than OpenCV 4.6 on the same models.
+    case openvino
+    /// OpenCV's dnn module (Debian's libopencv-dnn): for machines without OpenVINO.
+    case opencv
+}
+
+/// One output of a network run, copied out of the runtime's buffers.
+public struct Tensor: Sendable {
+    public var shape: [Int]
+    public var values: [Float]
+}
+
+/// The network input: 1 x 3 x height x width floats, as made by `NetworkInput`.
+struct NetworkInputImage {
+    let width: Int
+    let height: Int
+    /// Valid until the next `NetworkInput.make`.
+    let data: UnsafePointer<Float>
+}
+
+/// A network ready to run, owned by one worker (not thread-safe).
+protocol InferenceSession: AnyObject {
+    /// Runs the network on `input`; the outputs in the order the session was made with.
+    func run(_ input: NetworkInputImage) throws -> [Tensor]
+}
+
+/// What the inference layer reports. Setup failures (`runtimeMissing`, `modelUnusable`,
+/// `wrongModel`) stop a run before it reads anything; `failed` is one frame's error.
+public enum InferenceError: Error, CustomStringConvertible, Sendable {
+    /// The runtime library cannot be loaded.
+    case runtimeMissing(runtime: DNNRuntime, reason: String)
+    /// The model file cannot be read or compiled by the runtime.
+    case modelUnusable(path: String, reason: String)
+    /// The file is a network, but not the kind the backend decodes (other inputs or outputs).
+    case wrongModel(path: String, reason: String)
+    /// A run failed.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case let .runtimeMissing(runtime, reason): return "the \(runtime.rawValue) runtime is not available: \(reason)"
+        case let .modelUnusable(path, reason): return "\(path): \(reason)"
+        case let .wrongModel(path, reason): return "\(path): \(reason)"
+        case let .failed(message): return message
+        }
+    }
+}
+
+/// Makes a session for one worker: `outputs` are the tensor names the backend decodes.
+func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int) throws -> InferenceSession {
+    switch runtime {
+    case .openvino:
+        return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, streams: workers)
+    case .opencv:
+        return try OpenCVSession(modelPath: modelPath, outputs: outputs)
+    }
+}
+
+/// Name and version of a runtime, for the stream record ("openvino 2026.4.1-…", "opencv 4.6.0").
+public func inferenceRuntimeVersion(_ runtime: DNNRuntime) -> String {
+    switch runtime {
+    case .openvino: return (try? OpenVINORuntime.loaded().version).map { "openvino \($0)" } ?? "openvino"
+    case .opencv: return "opencv " + String(cString: slv_opencv_version())
+    }
+}

@@ -1,0 +1,40 @@
+import CVision
+import Foundation
+
+/// An ONNX network run by OpenCV's dnn module, one thread, for one worker.
+final class OpenCVSession: InferenceSession {
+    private let handle: OpaquePointer
+    private let outputCount: Int
+    private var results: [slv_tensor]
+
+    init(modelPath: String, outputs: [String]) throws {
+        var error = [CChar](repeating: 0, count: 1024)
+        let names = outputs.map { strdup($0) }
+        defer { names.forEach { free($0) } }
+        let pointers = names.map { UnsafePointer<CChar>($0) }
+        guard let handle = pointers.withUnsafeBufferPointer({
+            slv_cv_net_create(modelPath, $0.baseAddress, Int32(outputs.count), &error, error.count)
+        }) else {
+            let reason = error.cString
+            if reason.hasPrefix("it has no output") { throw InferenceError.wrongModel(path: modelPath, reason: reason) }
+            throw InferenceError.modelUnusable(path: modelPath, reason: reason)
+        }
+        self.handle = handle
+        outputCount = outputs.count
+        results = [slv_tensor](repeating: slv_tensor(), count: outputs.count)
+    }
+
+    deinit { slv_cv_net_destroy(handle) }
+
+    func run(_ input: NetworkInputImage) throws -> [Tensor] {
+        var error = [CChar](repeating: 0, count: 512)
+        guard slv_cv_net_run(handle, input.data, Int32(input.width), Int32(input.height), &results, &error, error.count) == 0 else {
+            throw InferenceError.failed("OpenCV DNN: " + error.cString)
+        }
+        return results.map { t in
+            let dims = [t.dims.0, t.dims.1, t.dims.2, t.dims.3, t.dims.4, t.dims.5]
+            let shape = dims[0..<Int(t.rank)].map(Int.init)
+            return Tensor(shape: shape, values: Array(UnsafeBufferPointer(start: t.data, count: t.count)))
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import COpenVINO
+import Foundation
+import Synchronization
+
+/// OpenVINO's CPU runtime, loaded once per process from the library Scripts/install-deps.sh
+/// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps one compiled model
+/// per model file and input size, shared by every worker; each worker makes its own infer request.
+final class OpenVINORuntime: @unchecked Sendable {
+    // @unchecked Sendable: `api` is immutable after loading; `core` and the compiled models are
+    // used under `state`'s lock, except infer requests, which belong to one worker each.
+
+    /// Where libopenvino_c is looked for: `$SIGHTLINE_OPENVINO_LIBRARY` when set (another
+    /// installation, or a path that does not exist to run as on a machine without OpenVINO),
+    /// else the install script's prefix, then the dynamic loader's own search.
+    static let installedLibrary = "/opt/sightline/openvino-2026.4.1/lib/libopenvino_c.so.2641"
+
+    static func libraryCandidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        if let custom = environment["SIGHTLINE_OPENVINO_LIBRARY"], !custom.isEmpty { return [custom] }
+        return [installedLibrary, "libopenvino_c.so.2641"]
+    }
+
+    private static let shared: Result<OpenVINORuntime, InferenceError> = Result { try OpenVINORuntime() }
+        .mapError { $0 as? InferenceError ?? .failed("\($0)") }
+
+    /// The process's runtime, loaded on first use.
+    static func loaded() throws -> OpenVINORuntime { try shared.get() }
+
+    let api: slv_openvino_api
+    /// "2026.4.1-…" (OpenVINO's build number).
+    let version: String
+
+    private struct Key: Hashable { var path: String; var width: Int; var height: Int; var streams: Int }
+    private struct State {
+        var core: OpaquePointer
+        var compiled: [Key: CompiledModel] = [:]
+    }
+    private let state: Mutex<State>
+
+    /// A compiled model; freed with the runtime (never: it lives for the process).
+    final class CompiledModel: @unchecked Sendable {
+        // @unchecked Sendable: OpenVINO's compiled models may make infer requests from any thread.
+        let handle: OpaquePointer
+        init(handle: OpaquePointer) { self.handle = handle }
+    }
+
+    private init() throws {
+        var api = slv_openvino_api()
+        var reasons: [String] = []
+        var loaded = false
+        for path in Self.libraryCandidates() {
+            var missing: UnsafePointer<CChar>?
+            if let failure = slv_openvino_load(path, &api, &missing) {
+                reasons.append(missing.map { "\(path): \(String(cString: $0)) not found" } ?? String(cString: failure))
+                continue
+            }
+            loaded = true
+            break
+        }
+        guard loaded else {
+            throw InferenceError.runtimeMissing(runtime: .openvino, reason: reasons.joined(separator: "; "))
+        }
+        self.api = api
+        var v = ov_version_t()
+        if api.get_openvino_version(&v).rawValue == 0, let build = v.buildNumber {
+            version = String(cString: build)
+            api.version_free(&v)
+        } else {
+            version = "unknown"
+        }
+        var core: OpaquePointer?
+        let status = api.core_create(&core)
+        guard status.rawValue == 0, let core else {
+            throw InferenceError.runtimeMissing(runtime: .openvino, reason: "cannot create its core: " + Self.message(api, status))
+        }
+        state = Mutex(State(core: core))
+    }
+
+    /// OpenVINO's message for a failed call: its last error, else the status's description.
+    static func message(_ api: slv_openvino_api, _ status: ov_status_e) -> String {
+        if let last = api.get_last_err_msg(), case let text = String(cString: last).trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
+            // Its messages span lines (file, line, check); one line for ours.
+            return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        }
+        return api.get_error_info(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
+    }
+
+    private func check(_ status: ov_status_e, _ what: @autoclosure () -> String) throws {
+        guard status.rawValue == 0 else { throw InferenceError.failed("OpenVINO: \(what()): " + Self.message(api, status)) }
+    }
+
+    /// Reads the model file and checks that it has one input and the `outputs` named (so a wrong
+    /// file fails before the run starts). Returns the model, to be freed by the caller.
+    private func readModel(_ core: OpaquePointer, path: String, outputs: [String]) throws -> OpaquePointer {
+        var model: OpaquePointer?
+        let status = api.core_read_model(core, path, nil, &model)
+        guard status.rawValue == 0, let model else {
+            throw InferenceError.modelUnusable(path: path, reason: "OpenVINO cannot read it: " + Self.message(api, status))
+        }
+        var ok = false
+        defer { if !ok { api.model_free(model) } }
+        var inputs = 0
+        try check(api.model_inputs_size(model, &inputs), "inputs of \(path)")
+        guard inputs == 1 else { throw InferenceError.wrongModel(path: path, reason: "it has \(inputs) inputs, not one image") }
+        for name in outputs {
+            var port: OpaquePointer?
+            if api.model_const_output_by_name(model, name, &port).rawValue == 0, let port {
+                api.output_const_port_free(port)
+                continue
+            }
+            throw InferenceError.wrongModel(path: path, reason: "it has no output '\(name)' (its outputs: \(outputNames(model).joined(separator: ", ")))")
+        }
+        ok = true
+        return model
+    }
+
+    private func outputNames(_ model: OpaquePointer) -> [String] {
+        var count = 0
+        guard api.model_outputs_size(model, &count).rawValue == 0 else { return [] }
+        return (0..<count).compactMap { i in
+            var port: OpaquePointer?
+            guard api.model_const_output_by_index(model, i, &port).rawValue == 0, let port else { return nil }
+            defer { api.output_const_port_free(port) }
+            var name: UnsafeMutablePointer<CChar>?
+            guard api.port_get_any_name(port, &name).rawValue == 0, let name else { return nil }
+            defer { api.free_string(name) }
+            return String(cString: name)
+        }
+    }
+
+    /// Checks the model file (readable, one input, these outputs) without compiling it.
+    func validate(path: String, outputs: [String]) throws {
+        try state.withLock { state in
+            let model = try readModel(state.core, path: path, outputs: outputs)
+            api.model_free(model)
+        }
+    }
+
+    /// The model compiled for a 1 x 3 x height x width input and `streams` one-thread streams:
+    /// made by the first worker that asks, shared by the others.
+    func compiled(path: String, outputs: [String], width: Int, height: Int, streams: Int) throws -> CompiledModel {
+        let key = Key(path: path, width: width, height: height, streams: streams)
+        return try state.withLock { state in
+            if let found = state.compiled[key] { return found }
+            let model = try readModel(state.core, path: path, outputs: outputs)
+            defer { api.model_free(model) }
+            var shape = ov_partial_shape_t()
+            let dims: [Int64] = [1, 3, Int64(height), Int64(width)]
+            try check(api.partial_shape_create_static(4, dims, &shape), "input shape")
+            defer { _ = api.partial_shape_free(&shape) }
+            let reshaped = api.model_reshape_single_input(model, shape)
+            guard reshaped.rawValue == 0 else {
+                throw InferenceError.wrongModel(path: path, reason: "it does not take a \(width)x\(height) colour image: " + Self.message(api, reshaped))
+            }
+            var handle: OpaquePointer?
+            let status = withUnsafePointer(to: api) { slv_openvino_compile_cpu($0, state.core, model, String(max(1, streams)), &handle) }
+            guard status.rawValue == 0, let handle else {
+                throw InferenceError.modelUnusable(path: path, reason: "OpenVINO cannot compile it for the CPU: " + Self.message(api, status))
+            }
+            let compiled = CompiledModel(handle: handle)
+            state.compiled[key] = compiled
+            return compiled
+        }
+    }
+}
+
+/// One worker's infer request on the shared compiled model (one per input size the frames need).
+final class OpenVINOSession: InferenceSession {
+    private let runtime: OpenVINORuntime
+    private let modelPath: String
+    private let outputs: [String]
+    private let streams: Int
+    private var requests: [Int: OpaquePointer] = [:]   // by width << 32 | height
+
+    /// Checks the model now; compiles (or takes the shared compiled model) at the first frame,
+    /// when the input size is known.
+    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], streams: Int) throws {
+        self.runtime = runtime
+        self.modelPath = modelPath
+        self.outputs = outputs
+        self.streams = streams
+        try runtime.validate(path: modelPath, outputs: outputs)
+    }
+
+    deinit { requests.values.forEach { runtime.api.infer_request_free($0) } }
+
+    private func request(width: Int, height: Int) throws -> OpaquePointer {
+        let key = width << 32 | height
+        if let found = requests[key] { return found }
+        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, width: width, height: height, streams: streams)
+        var request: OpaquePointer?
+        let status = runtime.api.compiled_model_create_infer_request(compiled.handle, &request)
+        guard status.rawValue == 0, let request else {
+            throw InferenceError.failed("OpenVINO: cannot make an infer request: " + OpenVINORuntime.message(runtime.api, status))
+        }
+        requests[key] = request
+        return request
+    }
+
+    func run(_ input: NetworkInputImage) throws -> [Tensor] {
+        let api = runtime.api
+        let request = try request(width: input.width, height: input.height)
+        func check(_ status: ov_status_e, _ what: String) throws {
+            guard status.rawValue == 0 else { throw InferenceError.failed("OpenVINO: \(what): " + OpenVINORuntime.message(api, status)) }
+        }
+        // The input tensor is a view of the caller's floats (no copy).
+        var shape = ov_shape_t()
+        let dims: [Int64] = [1, 3, Int64(input.height), Int64(input.width)]
+        try check(api.shape_create(4, dims, &shape), "input shape")
+        defer { _ = api.shape_free(&shape) }
+        var tensor: OpaquePointer?
+        try check(api.tensor_create_from_host_ptr(F32, shape, UnsafeMutableRawPointer(mutating: input.data), &tensor), "input tensor")
+        defer { api.tensor_free(tensor) }
+        try check(api.infer_request_set_input_tensor(request, tensor), "set input")
+        try check(api.infer_request_infer(request), "inference")
+        return try outputs.map { name in
+            var output: OpaquePointer?
+            try check(api.infer_request_get_tensor(request, name, &output), "output \(name)")
+            defer { api.tensor_free(output) }
+            var data: UnsafeMutableRawPointer?
+            var count = 0
+            var outShape = ov_shape_t()
+            try check(api.tensor_data(output, &data), "output \(name)")
+            try check(api.tensor_get_size(output, &count), "output \(name)")
+            try check(api.tensor_get_shape(output, &outShape), "output \(name)")
+            defer { _ = api.shape_free(&outShape) }
+            let shape = (0..<Int(outShape.rank)).map { Int(outShape.dims[$0]) }
+            guard let data else { throw InferenceError.failed("OpenVINO: output \(name) has no data") }
+            return Tensor(shape: shape, values: Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count)))
+        }
+    }
+}

@@ -1,0 +1,326 @@
+import Foundation
+
+/// One shard's records, read whole: its stream record, its warm-up and frame records (each frame
+/// kept as written, to be copied with new track ids), and its summary.
+struct ShardRecords {
+    var shard: Shard
+    var path: String
+    var streamLine: String
+    var stream: [String: Any]
+    var warmup: [FrameRecord] = []
+    var frames: [(line: String, record: FrameRecord)] = []
+    var summary: [String: Any] = [:]
+
+    var start: Double? { (stream["start"] as? NSNumber)?.doubleValue }
+    var maxDuration: Double? { (stream["max_duration"] as? NSNumber)?.doubleValue }
+    var source: String? { stream["source"] as? String }
+
+    /// Reads a complete shard output; a truncated, interrupted or malformed one is refused.
+    init(path: String, shard: Shard?) throws {
+        func reject(_ reason: String) -> SightlineError { .shardRejected(path: path, reason: reason) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let data = FileManager.default.contents(atPath: path) else {
+            throw SightlineError.inputUnreadable(path: path, reason: "shard output missing or unreadable")
+        }
+        guard !data.isEmpty else { throw reject("truncated: the file is empty") }
+        guard data.last == UInt8(ascii: "\n") else { throw reject("truncated: the last line has no newline (the run did not finish)") }
+        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        lines.removeLast()
+        var stream: [String: Any]?, streamLine = ""
+        var summary: [String: Any]?
+        var warmup: [FrameRecord] = []
+        var frames: [(line: String, record: FrameRecord)] = []
+        for (offset, bytes) in lines.enumerated() {
+            let number = offset + 1
+            guard let (object, type) = try? RecordFile.record(bytes, line: number, isLast: false, path: path) else {
+                throw reject("line \(number) is not a JSON record")
+            }
+            if summary != nil { throw reject("line \(number): a record after the summary") }
+            switch type {
+            case "stream":
+                guard number == 1 else { throw reject("line \(number): a second stream record") }
+                stream = object
+                streamLine = String(decoding: bytes, as: UTF8.self)
+            case "frame", "warmup":
+                guard stream != nil else { throw reject("the first record is not a stream record (not written by sightline analyze?)") }
+                let record: FrameRecord
+                do { record = try FrameRecord(json: object) } catch { throw reject("line \(number): \(error)") }
+                if type == "warmup" { warmup.append(record) } else { frames.append((String(decoding: bytes, as: UTF8.self), record)) }
+            case "summary": summary = object
+            default: continue
+            }
+        }
+        guard let stream else { throw reject("no stream record (not written by sightline analyze?)") }
+        guard let summary else { throw reject("truncated: no summary record (the run did not finish)") }
+        if summary["interrupted"] as? Bool == true { throw reject("the run was interrupted (its summary says so)") }
+        if let count = (summary["frames"] as? NSNumber)?.intValue, count != frames.count {
+            throw reject("truncated: \(frames.count) frame records, the summary counts \(count)")
+        }
+        for (a, b) in zip(frames, frames.dropFirst()) where b.record.index != a.record.index + 1 {
+            throw reject("frame \(b.record.index) follows frame \(a.record.index) (frames missing or out of order)")
+        }
+        self.shard = shard ?? Shard(input: "", number: 0, count: 0, start: 0, duration: nil, warmup: 0, output: path, merged: "")
+        self.path = path
+        self.streamLine = streamLine
+        self.stream = stream
+        self.warmup = warmup
+        self.frames = frames
+        self.summary = summary
+    }
+
+    /// The stream record without what differs between shards of one input (their span).
+    var sharedStreamLine: String {
+        streamLine.replacingOccurrences(of: #","(start|max_duration|warmup)":-?[0-9.eE+-]+"#, with: "", options: .regularExpression)
+    }
+}
+
+/// Makes one timeline of the shards of one input (`sightline merge`): one stream record, the
+/// frame records in order as written, track ids joined across shard boundaries and renumbered
+/// by first appearance, track records and the summary computed again.
+public struct ShardMerger {
+    /// Two boxes of one face in the frames both shards saw overlap at least this much.
+    public static let faceJoinIoU = 0.5
+
+    public init() {}
+
+    /// The shard outputs `paths` (of the plan's `shards` of one input, in plan order) merged
+    /// into `output`. Refuses shards that are missing, overlapping, of another file, truncated.
+    public func merge(input: String, shards: [Shard], paths: [String: String], output: String) throws -> SummaryRecord {
+        var records: [ShardRecords] = []
+        for shard in shards {
+            guard let path = paths[shard.output] else {
+                throw SightlineError.inputUnreadable(path: shard.output, reason: "shard \(shard.number) of \(input) (\(span(shard))) missing: no output given for it")
+            }
+            let shardRecords = try ShardRecords(path: path, shard: shard)
+            try check(shardRecords, input: input)
+            records.append(shardRecords)
+        }
+        // Every shard was made with the same options from the same stream.
+        if let first = records.first {
+            for other in records.dropFirst() where other.sharedStreamLine != first.sharedStreamLine {
+                throw SightlineError.shardRejected(path: other.path, reason: "its stream record differs from \(first.path)'s (another file version or other analyze options)")
+            }
+        }
+        // Frames follow on without gap or overlap.
+        var previous: (path: String, last: FrameRecord)?
+        for r in records {
+            if let first = r.frames.first {
+                if let previous {
+                    if first.record.index <= previous.last.index {
+                        throw SightlineError.shardRejected(path: r.path, reason: String(format: "overlaps %@: frame %d (t=%.6f s) is in both", previous.path, first.record.index, first.record.t))
+                    }
+                    if first.record.index != previous.last.index + 1 {
+                        throw SightlineError.shardRejected(path: r.path, reason: String(format: "gap after %@: frames %d to %d (t=%.6f to %.6f s) are in no shard", previous.path, previous.last.index + 1, first.record.index - 1, previous.last.t, first.record.t))
+                    }
+                }
+                previous = (r.path, r.frames.last!.record)
+            }
+        }
+        return try write(records, to: output)
+    }
+
+    /// `line` with the objects of its top-level array `array` put in order of their leading
+    /// `"track"` id (stably); every object's text is kept as it is.
+    static func sortedByTrack(_ line: String, array: String) -> String {
+        let bytes = Array(line.utf8)
+        let key = Array("\"\(array)\":[".utf8)
+        guard let open = (0...(bytes.count - key.count)).first(where: { bytes[$0..<($0 + key.count)].elementsEqual(key) }) else { return line }
+        var objects: [ArraySlice<UInt8>] = []
+        var depth = 0, inString = false, escaped = false, begin = 0
+        var i = open + key.count
+        while i < bytes.count {
+            let c = bytes[i]
+            if inString {
+                if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+            } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                if depth == 0 { begin = i }
+                depth += 1
+            } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                if depth == 0 { break }   // the array's own closing bracket
+                depth -= 1
+                if depth == 0 { objects.append(bytes[begin...i]) }
+            }
+            i += 1
+        }
+        guard objects.count > 1 else { return line }
+        func id(_ object: ArraySlice<UInt8>) -> Int {
+            let text = String(decoding: object, as: UTF8.self)
+            guard text.hasPrefix("{\"track\":") else { return Int.max }
+            return Int(text.dropFirst(9).prefix { $0.isNumber }) ?? Int.max
+        }
+        let sorted = objects.enumerated().sorted { (id($0.element), $0.offset) < (id($1.element), $1.offset) }.map(\.element)
+        var result = Array(bytes[..<(open + key.count)])
+        for (n, object) in sorted.enumerated() {
+            if n > 0 { result.append(UInt8(ascii: ",")) }
+            result += object
+        }
+        result += bytes[i...]
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    private func span(_ shard: Shard) -> String {
+        shard.duration.map { String(format: "%.6f–%.6f s", shard.start, shard.start + $0) } ?? String(format: "from %.6f s", shard.start)
+    }
+
+    /// A shard output must be the planned run of its shard: same input, same span.
+    private func check(_ r: ShardRecords, input: String) throws {
+        let shard = r.shard
+        guard r.source == input else {
+            throw SightlineError.shardRejected(path: r.path, reason: "a shard of \(r.source ?? "an unnamed source"), not of \(input)")
+        }
+        let start = r.start ?? 0
+        let sameDuration = (r.maxDuration == nil && shard.duration == nil)
+            || (r.maxDuration.map { d in shard.duration.map { abs($0 - d) < 1e-6 } ?? false } ?? false)
+        guard abs(start - shard.start) < 1e-6, sameDuration else {
+            let given = r.maxDuration.map { String(format: "%.6f–%.6f s", start, start + $0) } ?? String(format: "from %.6f s", start)
+            throw SightlineError.shardRejected(path: r.path, reason: "covers \(given), but shard \(shard.number) of \(input) covers \(span(shard)) (overlapping or misplaced shard)")
+        }
+    }
+
+    /// What one observation of an emitted frame is, for joining warm-up tracks to it.
+    private struct Seen {
+        var kind: TrackKind
+        var union: Int
+        var box: Box
+        var code: String?
+    }
+
+    private func write(_ shards: [ShardRecords], to output: String) throws -> SummaryRecord {
+        // Union ids: one per track of the merged timeline, before renumbering.
+        var nextUnion = 0
+        var unionOf: [[Int: Int]] = []
+        var emitted: [Int: [Seen]] = [:]   // frame index → what earlier shards wrote there
+        func codeKey(_ c: CodeObservation) -> String { c.symbology.rawValue + "\u{0}" + c.bytes.map { String($0) }.joined(separator: ",") }
+        for r in shards {
+            var map: [Int: Int] = [:]
+            var claimed = Set<Int>()
+            // Join: the latest warm-up frames first, each local track to the earlier shard's
+            // track with the most overlap on the same frame (codes: the same payload too).
+            for w in r.warmup.reversed() {
+                guard let seen = emitted[w.index] else { continue }
+                for face in w.faces {
+                    guard let local = face.track, map[local] == nil else { continue }
+                    let best = seen.filter { $0.kind == .face && !claimed.contains($0.union) }
+                        .map { ($0.union, $0.box.iou(face.box)) }.max { $0.1 < $1.1 }
+                    if let best, best.1 >= Self.faceJoinIoU { map[local] = best.0; claimed.insert(best.0) }
+                }
+                for code in w.codes {
+                    guard let local = code.track, map[local] == nil else { continue }
+                    let key = codeKey(code)
+                    let best = seen.filter { $0.kind == .code && $0.code == key && !claimed.contains($0.union) }
+                        .map { ($0.union, $0.box.iou(code.box)) }.max { $0.1 < $1.1 }
+                    if let best, best.1 > 0 { map[local] = best.0; claimed.insert(best.0) }
+                }
+            }
+            for (_, frame) in r.frames {
+                var seen: [Seen] = []
+                for face in frame.faces {
+                    guard let local = face.track else { continue }
+                    if map[local] == nil { map[local] = nextUnion; nextUnion += 1 }
+                    seen.append(Seen(kind: .face, union: map[local]!, box: face.box))
+                }
+                for code in frame.codes {
+                    guard let local = code.track else { continue }
+                    if map[local] == nil { map[local] = nextUnion; nextUnion += 1 }
+                    seen.append(Seen(kind: .code, union: map[local]!, box: code.box, code: codeKey(code)))
+                }
+                emitted[frame.index] = seen
+            }
+            unionOf.append(map)
+        }
+
+        // Ids by first appearance, as one run gives them (faces before codes within a frame).
+        var idOf: [Int: Int] = [:]
+        for (k, r) in shards.enumerated() {
+            for (_, frame) in r.frames {
+                for local in frame.faces.compactMap(\.track) + frame.codes.compactMap(\.track) {
+                    let union = unionOf[k][local]!
+                    if idOf[union] == nil { idOf[union] = idOf.count + 1 }
+                }
+            }
+        }
+
+        let maxGap = ((shards.first?.stream["analyzers"] as? [String: Any])?["tracking"] as? [String: Any])?["max_gap"] as? NSNumber
+        let gap = maxGap?.intValue ?? 15
+        let partial = output + ".partial"
+        let writer = try JSONLinesWriter(path: partial)
+        try writer.write(line: shards.first?.sharedStreamLine ?? "")
+        var tracks = TrackBook()
+        var summary = SummaryRecord()
+        let pattern = try NSRegularExpression(pattern: #"\{"track":([0-9]+)"#)
+        for (k, r) in shards.enumerated() {
+            for (line, frame) in r.frames {
+                // Renumber the track ids in the line as written, leaving every other byte alone.
+                var out = ""
+                var last = line.startIndex
+                for match in pattern.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+                    let whole = Range(match.range, in: line)!, digits = Range(match.range(at: 1), in: line)!
+                    out += line[last..<whole.lowerBound]
+                    out += "{\"track\":\(idOf[unionOf[k][Int(line[digits])!]!]!)"
+                    last = whole.upperBound
+                }
+                out += line[last...]
+                // Region-searched observations come in track order: the order of the new ids.
+                if frame.faceStatus == .refined { out = Self.sortedByTrack(out, array: "faces") }
+                if frame.codeStatus == .refined { out = Self.sortedByTrack(out, array: "codes") }
+                try writer.write(line: out)
+                var renumbered = frame
+                for i in renumbered.faces.indices { renumbered.faces[i].track = renumbered.faces[i].track.map { idOf[unionOf[k][$0]!]! } }
+                for i in renumbered.codes.indices { renumbered.codes[i].track = renumbered.codes[i].track.map { idOf[unionOf[k][$0]!]! } }
+                summary.add(renumbered)
+                tracks.observe(renumbered)
+                // A track ends after max_gap frames unseen, as in one run.
+                for ended in tracks.ending(after: frame.index, gap: gap) { try writer.write(ended.json) }
+            }
+        }
+        for ended in tracks.finish() { try writer.write(ended.json) }
+        summary.tracks = tracks.written
+        summary.analyzerErrors = shards.reduce(0) { $0 + (($1.summary["analyzer_errors"] as? NSNumber)?.intValue ?? 0) }
+        summary.damage.corruptFrames = shards.reduce(0) { $0 + (($1.summary["corrupt_frames"] as? NSNumber)?.intValue ?? 0) }
+        summary.damage.readError = shards.lazy.compactMap { $0.summary["read_error"] as? String }.first
+        try writer.write(summary.json)
+        if rename(partial, output) != 0 {
+            throw SightlineError.writeFailed(path: output, reason: "cannot rename \(partial) to it: \(String(cString: strerror(errno)))")
+        }
+        return summary
+    }
+}
+
+/// Track records computed from frame records, as the tracker computes them while it runs.
+struct TrackBook {
+    private var live: [Int: TrackRecordBuilder] = [:]
+    private(set) var written = 0
+
+    mutating func observe(_ frame: FrameRecord) {
+        for face in frame.faces { if let id = face.track { add(id, .face, face.box, face.score, face.source, frame, nil) } }
+        for code in frame.codes { if let id = code.track { add(id, .code, code.box, 1, code.source, frame, code) } }
+    }
+
+    private mutating func add(_ id: Int, _ kind: TrackKind, _ box: Box, _ score: Double, _ source: ObservationSource,
+                              _ frame: FrameRecord, _ code: CodeObservation?) {
+        var builder = live[id] ?? TrackRecordBuilder(id: id, kind: kind, box: box, frame: frame, code: code)
+        // A code track stays confirmed once a frame shows it confirmed (CodeConfirmation).
+        if let state = code?.state, builder.record.state != .confirmed { builder.setState(state) }
+        builder.observe(box: box, score: score, source: source, frame: frame)
+        live[id] = builder
+    }
+
+    /// Tracks unseen for more than `gap` frames after frame `index`, in id order.
+    mutating func ending(after index: Int, gap: Int) -> [TrackRecord] {
+        let ended = live.values.filter { index - $0.record.lastFrame > gap }.sorted { $0.record.id < $1.record.id }
+        for e in ended { live[e.record.id] = nil }
+        written += ended.count
+        return ended.map(\.finished)
+    }
+
+    /// The tracks still open at the end, in id order.
+    mutating func finish() -> [TrackRecord] {
+        let ended = live.values.sorted { $0.record.id < $1.record.id }
+        live.removeAll()
+        written += ended.count
+        return ended.map(\.finished)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// One part of one input: an ordinary `analyze` run over `start ≤ t < start + duration` (to the
+/// end of the stream when `duration` is nil), with `warmup` seconds analyzed before it.
+public struct Shard: Sendable, Equatable {
+    public var input: String
+    /// Position of the shard in its input's list, from 0, and how many the input has.
+    public var number: Int
+    public var count: Int
+    public var start: Double
+    public var duration: Double?
+    public var warmup: Double
+    /// Where the shard's records go (`analyze -o`), and the merged file of its input.
+    public var output: String
+    public var merged: String
+
+    public init(input: String, number: Int, count: Int, start: Double, duration: Double?, warmup: Double,
+                output: String, merged: String) {
+        self.input = input
+        self.number = number
+        self.count = count
+        self.start = start
+        self.duration = duration
+        self.warmup = warmup
+        self.output = output
+        self.merged = merged
+    }
+
+    /// The `sightline` arguments that run this shard (detector options are added by the caller).
+    public var arguments: [String] {
+        var args = ["analyze", input, "--start", JSON.format(start, digits: 6)]
+        if let duration { args += ["--duration", JSON.format(duration, digits: 6)] }
+        args += ["--warmup", JSON.format(warmup, digits: 6), "-q", "-o", output]
+        return args
+    }
+
+    /// The plan's line for this shard.
+    public var json: JSON {
+        .object([("type", .string("shard")), ("input", .string(input)), ("shard", .int(Int64(number))),
+                 ("shards", .int(Int64(count))), ("start", .fixed(start, digits: 6)),
+                 ("duration", duration.map { .fixed($0, digits: 6) } ?? .null),
+                 ("warmup", .fixed(warmup, digits: 6)), ("output", .string(output)), ("merged", .string(merged)),
+                 ("args", .array(arguments.map { .string($0) }))])
+    }
+
+    /// A plan line read back; nil fields are reported with the line.
+    public init(json o: [String: Any]) throws {
+        func number(_ key: String) -> Double? { (o[key] as? NSNumber)?.doubleValue }
+        guard o["type"] as? String == "shard", let input = o["input"] as? String, let n = (o["shard"] as? NSNumber)?.intValue,
+              let count = (o["shards"] as? NSNumber)?.intValue, let start = number("start"), let warmup = number("warmup"),
+              let output = o["output"] as? String, let merged = o["merged"] as? String else {
+            throw RecordShapeError("not a shard line of sightline plan (type shard with input, shard, shards, start, duration, warmup, output, merged)")
+        }
+        self.init(input: input, number: n, count: count, start: start, duration: number("duration"), warmup: warmup,
+                  output: output, merged: merged)
+    }
+}
+
+/// Cuts inputs into time shards (`sightline plan`).
+public struct ShardPlanner {
+    /// Length of each shard in seconds, or nil to cut each input into `targetCount` shards.
+    public var shardLength: Double?
+    public var targetCount: Int?
+    /// Seconds analyzed before each shard (not before the first).
+    public var warmup: Double
+    /// Move each cut to the first keyframe at or after it, so no shard decodes frames it drops.
+    public var atKeyframes: Bool
+    /// Folder the shard outputs and merged files are named in.
+    public var outputDirectory: String
+
+    public init(shardLength: Double?, targetCount: Int?, warmup: Double, atKeyframes: Bool, outputDirectory: String) {
+        self.shardLength = shardLength
+        self.targetCount = targetCount
+        self.warmup = warmup
+        self.atKeyframes = atKeyframes
+        self.outputDirectory = outputDirectory
+    }
+
+    /// Common video file extensions: what a folder given as input contributes.
+    static let videoExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "mts", "m2ts", "mpg",
+                                               "mpeg", "flv", "wmv", "3gp", "mxf", "ogv"]
+
+    /// The files of `inputs`: files as given, folders as their video files sorted by name.
+    public static func expand(_ inputs: [String]) throws -> [String] {
+        var files: [String] = []
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+                throw SightlineError.inputUnreadable(path: input, reason: "No such file or directory")
+            }
+            if isDirectory.boolValue {
+                let names = try FileManager.default.contentsOfDirectory(atPath: input).sorted()
+                files += names.filter { !$0.hasPrefix(".") && videoExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+                    .map { (input as NSString).appendingPathComponent($0) }
+            } else {
+                files.append(input)
+            }
+        }
+        return files
+    }
+
+    /// The shards of one input whose video spans `span` seconds on its timeline (nil: unknown),
+    /// with `keyframes` the times a cut may move to (empty: cut anywhere).
+    public func shards(input: String, span: Double?, keyframes: [Double], stem: String) -> [Shard] {
+        var cuts: [Double] = [0]
+        if let span, span > 0 {
+            let length = shardLength ?? span / Double(max(1, targetCount ?? 1))
+            var k = 1
+            while Double(k) * length < span - 1e-6 {
+                var cut = (Double(k) * length * 1e6).rounded() / 1e6
+                if atKeyframes, !keyframes.isEmpty {
+                    guard let next = keyframes.first(where: { $0 >= cut - 1e-9 }) else { break }
+                    cut = next
+                }
+                if cut > cuts.last! + 1e-6, cut < span - 1e-6 { cuts.append(cut) }
+                k += 1
+            }
+        }
+        let merged = (outputDirectory as NSString).appendingPathComponent(stem + ".jsonl")
+        return cuts.enumerated().map { n, start in
+            let end = n + 1 < cuts.count ? cuts[n + 1] : nil
+            return Shard(input: input, number: n, count: cuts.count, start: start,
+                         duration: end.map { (($0 - start) * 1e6).rounded() / 1e6 },
+                         warmup: min(warmup, start),
+                         output: (outputDirectory as NSString).appendingPathComponent(String(format: "%@.shard-%04d.jsonl", stem, n)),
+                         merged: merged)
+        }
+    }
+
+    /// Output names per input: the file name without its extension, made unique by a number.
+    public static func stems(_ files: [String]) -> [String] {
+        var used: [String: Int] = [:]
+        return files.map { file in
+            let base = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            let seen = used[base, default: 0]
+            used[base] = seen + 1
+            return seen == 0 ? base : "\(base)-\(seen + 1)"
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import Sightline
+
+struct Plan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cut videos into time shards: one JSON line per shard, for running the shards anywhere and merging them.",
+        discussion: """
+            Each line names the input, the shard's start, duration and warm-up, the output file the \
+            shard's run writes and the merged file of its input, and the `sightline` arguments that \
+            run it (`args`; add the same detector options to every shard). The last shard of an \
+            input has no duration: it runs to the end of the stream. Run every shard, then \
+            `sightline merge PLAN`. Exit 66 when an input is missing, 65 when it is not a video.
+            """
+    )
+
+    @Argument(help: "Video files, or folders (their video files, by name).")
+    var inputs: [String]
+
+    @Option(name: .customLong("shard-length"), help: ArgumentHelp("Length of each shard in seconds.", valueName: "SECONDS"))
+    var shardLength: Double?
+
+    @Option(help: "Cut each input into this many shards of equal length instead.")
+    var shards: Int?
+
+    @Option(help: ArgumentHelp("Seconds analyzed before each shard (not before the first) so that tracks entering it keep their state; at least (max-gap + 1) frames for exact track joins.", valueName: "SECONDS"))
+    var warmup: Double = 2
+
+    @Flag(help: "Move each cut to the first keyframe at or after it (reads each input's packets once; decoding then starts right at each shard).")
+    var keyframes = false
+
+    @Option(name: .customLong("output-dir"), help: "Folder the shard outputs and merged files are named in (every node must see it).")
+    var outputDirectory: String = "."
+
+    @Option(name: .shortAndLong, help: "Where to write the plan (- for standard output).")
+    var output: String = "-"
+
+    @Option(help: "Index of the video stream to read (default: the best video stream).")
+    var stream: Int?
+
+    func validate() throws {
+        if (shardLength == nil) == (shards == nil) { throw ValidationError("Give one of --shard-length and --shards.") }
+        if let shardLength, !(shardLength > 0 && shardLength.isFinite) { throw ValidationError("--shard-length must be more than 0 seconds.") }
+        if let shards, !(1...100_000).contains(shards) { throw ValidationError("--shards must be between 1 and 100000, not \(shards).") }
+        if !(warmup >= 0 && warmup.isFinite) { throw ValidationError("--warmup must be a time of 0 seconds or more.") }
+    }
+
+    func run() throws {
+        VideoFileSource.showLibraryWarnings(false)
+        let files = try ShardPlanner.expand(inputs)
+        guard !files.isEmpty else { throw ValidationError("No video files in \(inputs.joined(separator: ", ")).") }
+        let planner = ShardPlanner(shardLength: shardLength, targetCount: shards, warmup: warmup, atKeyframes: keyframes,
+                                   outputDirectory: outputDirectory)
+        let writer = try JSONLinesWriter(path: output)
+        for (file, stem) in zip(files, ShardPlanner.stems(files)) {
+            let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))
+            let info = source.info
+            // The video's end on its timeline: where its first frame is, plus its length.
+            let span = info.duration.map { $0 + ((info.streamStartTime ?? info.timelineOrigin) - info.timelineOrigin) }
+            let keyframeTimes = keyframes ? source.keyframeTimes() : []
+            for shard in planner.shards(input: file, span: span, keyframes: keyframeTimes, stem: stem) {
+                try writer.write(shard.json)
+            }
+        }
+    }
+}

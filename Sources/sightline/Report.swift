@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import Sightline
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one self-contained HTML page to look at a run: timeline, tracks, charts, and the audit.",
+        discussion: """
+            The page needs no server and no network: its script, style, data and pictures are inside \
+            the file. Records are read one line at a time; runs longer than 10000 frames are drawn in \
+            bins of consecutive frames. With --video, the best picture of every track is cut from the \
+            video (as --thumbnails does); the video must be the one the records were made from (as \
+            for render). With --truth, the run is audited as `sightline audit --per-frame` does and \
+            the timeline marks misses, false positives and ID switches. The page is written under a \
+            temporary name and renamed when complete. Exit codes: 65 malformed records or truth \
+            (FILE:LINE), or records that do not match the video; 66 records, truth or video missing \
+            or unreadable; 73 the page cannot be created; 74 writing it failed; 2 the video is \
+            damaged (the page is written).
+            """
+    )
+
+    @Argument(help: "The JSON Lines records of `sightline analyze` (or capture).")
+    var records: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the page.", valueName: "report.html"))
+    var output: String
+
+    @Option(help: ArgumentHelp("The video the records were made from: pictures of every track for the tracks table.", valueName: "INPUT"))
+    var video: String?
+
+    @Option(help: ArgumentHelp("Ground truth (Sightline JSON Lines or MOTChallenge text): audit metrics and per-frame marks.", valueName: "TRUTH"))
+    var truth: String?
+
+    @Option(help: "With --truth: smallest IoU for a predicted box to count as a truth box.")
+    var iou = 0.5
+
+    @Option(help: "With --truth: pair frames by index or by time (as for audit).")
+    var match: FrameMatching = .index
+
+    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
+    var quiet = false
+
+    @OptionGroup var decoding: InputOptions
+
+    func validate() throws {
+        if output.isEmpty || output == "-" { throw ValidationError("-o must name a file (the page is renamed into place when complete).") }
+        if !(iou > 0 && iou <= 1) { throw ValidationError("--iou must be in (0, 1], not \(iou).") }
+    }
+
+    func run() throws {
+        let page = try ReportOutput(path: output)
+        let (streamLine, _) = try recordFile { try ReportPage.streamAndSummaryLines(path: records) }
+        let collector = ReportCollector(expectedFrames: ReportCollector.countLines(path: records))
+        var thumbnails: [Int: Data] = [:]
+        var damage: String?
+        let summary: [String: Any]?
+        if let video {
+            VideoFileSource.showLibraryWarnings(decoding.verbose)
+            let replay = try recordFile { try RecordReplay(records: records, input: video) }
+            let source = try decoding.open(video, stream: replay.streamIndex, start: replay.start, duration: replay.duration)
+            try replay.check(source.info)
+            let pictures = ThumbnailCollector()
+            let progress = Progress(quiet: quiet, totalFrames: Progress.expectedFrames(source.info, start: replay.start, duration: replay.duration))
+            var frames = 0
+            func endTracks() throws {
+                for track in replay.takeEndedTracks() {
+                    collector.add(track)
+                    try pictures.trackEnded(track.id)
+                }
+            }
+            do {
+                while let frame = try source.nextFrame() {
+                    let record = try recordFile { try replay.record(for: frame) }
+                    collector.add(record)
+                    try pictures.observe(record, frame: frame)
+                    try endTracks()
+                    frames += 1
+                    progress.update(frames: frames, seconds: frame.seconds)
+                }
+                try recordFile { try replay.finish(framesDecoded: frames) }
+                try endTracks()
+            } catch {
+                progress.finish()
+                throw error
+            }
+            progress.finish()
+            try pictures.finish()
+            thumbnails = pictures.pictures
+            summary = replay.summary
+            if !source.damage.isEmpty { damage = "\(source.damage) (\(frames) frames read)" }
+        } else {
+            let reader = try recordFile { try RecordStreamReader(path: records) }
+            let progress = Progress(quiet: quiet, totalFrames: nil)
+            while let item = try recordFile({ try reader.next() }) {
+                switch item {
+                case .frame(let record):
+                    collector.add(record)
+                    if collector.frames % 1000 == 0 { progress.update(frames: collector.frames, seconds: record.t) }
+                case .track(let track): collector.add(track)
+                }
+            }
+            progress.finish()
+            summary = reader.summary
+        }
+        collector.finish()
+
+        var audit: AuditReport?
+        if let truth {
+            let predicted = try recordFile { try RecordFile(path: records) }
+            let truthFile = try readRecords(truth, truth: true)
+            let options = AuditOptions(iou: iou, matching: match, perFrame: true)
+            audit = try comparing { try Auditor(options: options).audit(predicted: predicted, truth: truthFile) }
+        }
+        let summaryLine = summary == nil ? nil : try recordFile { try ReportPage.streamAndSummaryLines(path: records) }.1
+        let report = ReportPage(streamLine: streamLine, summaryLine: summaryLine, recordsName: records, videoName: video,
+                                truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit)
+        try page.commit(report.html())
+        if let damage, let video { throw SightlineError.inputDamaged(path: video, reason: damage) }
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import XCTest
+@testable import Sightline
+
+/// One timeline: `t` on the file's presentation timeline, `index` as the stream position; shard
+/// runs that together are the whole run, and `merge` making one file of them.
+final class TimelineShardTests: XCTestCase {
+    /// A 4 s video (25 fps, a keyframe every second) that starts 0.85 s after its 5 s of audio,
+    /// as camera MP4s often do.
+    private func videoAfterAudio(in dir: URL) throws -> String {
+        let video = dir.appendingPathComponent("v.mp4").path, audio = dir.appendingPathComponent("a.m4a").path
+        let out = dir.appendingPathComponent("video-after-audio.mp4").path
+        try ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-g", "25",
+                   "-pix_fmt", "yuv420p", video)
+        try ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=5", "-c:a", "aac", audio)
+        try ffmpeg("-itsoffset", "0.85", "-i", video, "-i", audio, "-map", "0:v", "-map", "1:a", "-c", "copy", out)
+        return out
+    }
+
+    private func frameLines(_ data: Data) -> [Substring] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("{\"type\":\"frame\"") }
+    }
+
+    private func gray(_ png: String) throws -> [UInt8] {
+        let run = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", png, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        guard run.status == 0 else { throw "ffmpeg failed on \(png): \(run.stderr)" }
+        return [UInt8](run.stdout)
+    }
+
+    private func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        guard a.count == b.count, !a.isEmpty else { return .infinity }
+        return Double(zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.count)
+    }
+
+    /// ffprobe's `pts_time` of every video frame minus the format's `start_time`.
+    private func ffprobeTimes(_ file: String) throws -> [Double] {
+        let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                        "frame=pts_time", "-of", "csv=p=0", file])
+        let start = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", file])
+        let formatStart = try XCTUnwrap(Double(start.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        return probe.stdoutText.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
+            .map { $0 - formatStart }
+    }
+
+    func testTimeIsThePresentationTimeFfmpegShows() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let input = try videoAfterAudio(in: dir)
+        let run = try sightline("analyze", input, "-q", "--faces", "off", "--codes", "off")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = try jsonLines(run.stdout)
+        XCTAssertEqual(lines[0]["schema"] as? Int, 2)
+        XCTAssertEqual(try XCTUnwrap(lines[0]["start_time"] as? Double), 0, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(lines[0]["stream_start_time"] as? Double), 0.85, accuracy: 1e-6)
+        XCTAssertEqual(lines[0]["variable_frame_rate"] as? Bool, false)
+
+        let expected = try ffprobeTimes(input)
+        let frames = try RecordFile(jsonLines: run.stdout, path: "run").frames
+        XCTAssertEqual(frames.count, 100)
+        XCTAssertEqual(frames.count, expected.count)
+        for (frame, time) in zip(frames, expected) {
+            XCTAssertEqual(frame.t, time, accuracy: 1.5e-6, "frame \(frame.index)")
+        }
+        XCTAssertEqual(frames.map(\.index), Array(0..<100))
+        XCTAssertEqual(try XCTUnwrap(frames.first).t, 0.85, accuracy: 1e-6)
+
+        // --start counts on the same timeline, and the frames keep their index and bytes; the same
+        // from Matroska, whose index does not list every frame (frames are counted by a packet scan).
+        let whole = frameLines(run.stdout)
+        let mkv = dir.appendingPathComponent("video-after-audio.mkv").path
+        try ffmpeg("-i", input, "-map", "0", "-c", "copy", mkv)
+        for file in [input, mkv] {
+            let part = try sightline("analyze", file, "-q", "--faces", "off", "--codes", "off", "--start", "2", "--duration", "1")
+            XCTAssertEqual(part.status, 0, part.stderr)
+            let records = try RecordFile(jsonLines: part.stdout, path: "part").frames
+            let times = try ffprobeTimes(file)
+            let first = try XCTUnwrap(times.firstIndex { $0 >= 2 - 1e-9 })
+            let last = try XCTUnwrap(times.lastIndex { $0 < 3 - 1e-9 })
+            XCTAssertEqual(first, 29, file)   // MP4: 0.85 + 29 × 0.04 = 2.01
+            XCTAssertEqual(records.map(\.index), Array(first...last), file)
+            for record in records { XCTAssertEqual(record.t, times[record.index], accuracy: 1.5e-6, file) }
+            if file == input { XCTAssertEqual(frameLines(part.stdout), Array(whole[29..<54])) }
+        }
+
+        // snapshot --at T shows the frame ffmpeg -ss T shows.
+        let hashes = try Media.frameHashes(input)
+        for at in ["0.5", "1.3", "2", "3.77"] {
+            let still = dir.appendingPathComponent("still-\(at).png").path
+            let snap = try sightline("snapshot", input, "--at", at, "-o", still, "--json", "--faces", "off", "--codes", "off")
+            XCTAssertEqual(snap.status, 0, snap.stderr)
+            let record = try XCTUnwrap(try jsonLines(snap.stdout).first)
+            let index = try XCTUnwrap(record["index"] as? Int)
+            // The decoded picture ffmpeg -ss writes is the one at that index (same YUV checksum).
+            let seek = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-ss", at, "-i", input, "-map", "0:v:0", "-frames:v", "1", "-f", "framemd5", "-"])
+            let seekHash = seek.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.first?.split(separator: ",").last
+            XCTAssertEqual(seekHash.map { $0.trimmingCharacters(in: .whitespaces) }, hashes[index].trimmingCharacters(in: .whitespaces), "--at \(at)")
+            // And the still is that picture: its luma matches ffmpeg's PNG of it, not the neighbours'.
+            let ffmpegStill = dir.appendingPathComponent("ffmpeg-\(at).png").path
+            try ffmpeg("-ss", at, "-i", input, "-frames:v", "1", ffmpegStill)
+            let ours = try gray(still), theirs = try gray(ffmpegStill)
+            XCTAssertLessThan(meanDifference(ours, theirs), 1.5, "--at \(at)")
+            for neighbour in [index - 1, index + 1] where neighbour >= 0 && neighbour < 100 {
+                let other = dir.appendingPathComponent("n\(neighbour).png").path
+                try ffmpeg("-i", input, "-vf", "select=eq(n\\,\(neighbour))", "-frames:v", "1", other)
+                XCTAssertGreaterThan(meanDifference(ours, try gray(other)), meanDifference(ours, theirs), "--at \(at) vs frame \(neighbour)")
+            }
+        }
+    }
+
+    /// Runs every shard of a plan (two at a time) with `extra` options.
+    private func runShards(_ plan: String, _ extra: [String]) throws {
+        let shards = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan)))
+        let arguments = try shards.map { try XCTUnwrap($0["args"] as? [String]) + extra }
+        var failures: [String] = []
+        for pair in stride(from: 0, to: arguments.count, by: 2) {
+            let running = try arguments[pair..<min(pair + 2, arguments.count)].map { try startSightline($0) }
+            for (k, process) in running.enumerated() {
+                process.waitUntilExit()
+                if process.terminationStatus != 0 { failures.append("shard \(pair + k): exit \(process.terminationStatus)") }
+            }
+        }
+        XCTAssertEqual(failures, [])
+    }
+
+    func testShardsWithWarmupMergeIntoTheWholeRun() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        for options in [[], ["--detect-every", "5"]] {
+            let tag = options.isEmpty ? "every" : "stride"
+            let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
+            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", whole] + options)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let out = dir.appendingPathComponent(tag).path
+            let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
+            let planned = try sightline("plan", Fixtures.sample, "--shards", "4", "--warmup", "1", "--output-dir", out, "-o", plan)
+            XCTAssertEqual(planned.status, 0, planned.stderr)
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            try runShards(plan, options)
+            let merge = try sightline("merge", plan, "-q")
+            XCTAssertEqual(merge.status, 0, merge.stderr)
+            let merged = URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path
+            let wholeData = try Data(contentsOf: URL(fileURLWithPath: whole)), mergedData = try Data(contentsOf: URL(fileURLWithPath: merged))
+            // The frame records byte for byte (detections, t, index, track ids), then the rest.
+            XCTAssertEqual(frameLines(mergedData), frameLines(wholeData), tag)
+            let wholeRecords = try RecordFile(jsonLines: wholeData, path: whole), mergedRecords = try RecordFile(jsonLines: mergedData, path: merged)
+            XCTAssertEqual(mergedRecords.tracks, wholeRecords.tracks, tag)
+            XCTAssertEqual(mergedRecords.tracks.count, 5)
+            XCTAssertEqual(mergedData, wholeData, tag)
+            let audit = try sightline("audit", merged, Fixtures.sampleTruth, "--max-id-switches", "0", "--min-recall", "0.99")
+            XCTAssertEqual(audit.status, 0, "\(tag): \(audit.stdoutText) \(audit.stderr)")
+
+            // Inside the warm-ups the shards saw what the whole run saw, but for track ids and the
+            // tracker's state: count the observations whose box or source differ.
+            var differing = 0, observations = 0
+            let byIndex = Dictionary(uniqueKeysWithValues: wholeRecords.frames.map { ($0.index, $0) })
+            for shard in try FileManager.default.contentsOfDirectory(atPath: out) where shard.contains(".shard-") {
+                let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(shard)))
+                for line in lines where line["type"] as? String == "warmup" {
+                    var copy = line
+                    copy["type"] = "frame"
+                    let record = try FrameRecord(json: copy)
+                    let reference = try XCTUnwrap(byIndex[record.index])
+                    let seen = record.faces.map { "\($0.box)\($0.source)" }.sorted() + record.codes.map { "\($0.box)\($0.source)\($0.text)" }.sorted()
+                    let truth = reference.faces.map { "\($0.box)\($0.source)" }.sorted() + reference.codes.map { "\($0.box)\($0.source)\($0.text)" }.sorted()
+                    observations += truth.count
+                    differing += Set(truth).subtracting(seen).count
+                }
+            }
+            XCTAssertGreaterThan(observations, 0)
+            print("\(tag): \(differing) of \(observations) warm-up observations differ from the whole run")
+        }
+    }
+
+    func testMergeRefusesShardsThatAreNotOneTimeline() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let out = dir.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let cheap = ["--faces", "off", "--codes", "off"]
+        let plan = dir.appendingPathComponent("plan.jsonl").path
+        XCTAssertEqual(try sightline("plan", Fixtures.sample, "--shard-length", "3", "--output-dir", out, "-o", plan).status, 0)
+        try runShards(plan, cheap)
+        let shard = { (n: Int) in URL(fileURLWithPath: out).appendingPathComponent(String(format: "faces-and-codes-720p.shard-%04d.jsonl", n)).path }
+        XCTAssertTrue((0..<4).allSatisfy { FileManager.default.fileExists(atPath: shard($0)) })
+        XCTAssertFalse(FileManager.default.fileExists(atPath: shard(0) + ".partial"))
+
+        // Another plan's shard (other cuts), a shard of another file, a truncated shard.
+        let otherPlan = dir.appendingPathComponent("other-plan.jsonl").path
+        let otherOut = dir.appendingPathComponent("other").path
+        try FileManager.default.createDirectory(atPath: otherOut, withIntermediateDirectories: true)
+        XCTAssertEqual(try sightline("plan", Fixtures.sample, "--shard-length", "2", "--output-dir", otherOut, "-o", otherPlan).status, 0)
+        let overlapping = URL(fileURLWithPath: otherOut).appendingPathComponent("faces-and-codes-720p.shard-0001.jsonl").path
+        XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "--start", "2", "--duration", "2", "--warmup", "2",
+                                                        "-q", "-o", overlapping] + cheap).status, 0)
+        let copy = dir.appendingPathComponent("copy.mp4").path
+        try FileManager.default.copyItem(atPath: Fixtures.sample, toPath: copy)
+        let foreign = dir.appendingPathComponent("foreign.jsonl").path
+        XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", copy, "--start", "3", "--duration", "3", "-q", "-o", foreign] + cheap).status, 0)
+        let truncated = dir.appendingPathComponent("truncated.jsonl").path
+        let full = try Data(contentsOf: URL(fileURLWithPath: shard(1)))
+        try full.prefix(full.count / 2).write(to: URL(fileURLWithPath: truncated))
+        let cutAtLine = dir.appendingPathComponent("cut-at-a-line.jsonl").path
+        let text = String(decoding: full, as: UTF8.self).split(separator: "\n")
+        try (text.dropLast(3).joined(separator: "\n") + "\n").write(toFile: cutAtLine, atomically: true, encoding: .utf8)
+
+        let cases: [(String, [String], Int32, String)] = [
+            ("missing", [shard(0), shard(1), shard(3)], 66, "shard 2 of \(Fixtures.sample) (6.000000–9.000000 s) missing"),
+            ("overlapping", [shard(0), shard(1), shard(2), shard(3), overlapping], 65, "starts at 2.000000 s, where no shard"),
+            ("twice", [shard(0), shard(1), shard(1), shard(2), shard(3)], 65, "both are shard 1"),
+            ("other file", [shard(0), shard(1), shard(2), shard(3), foreign], 65, "a shard of \(copy), which is not an input"),
+            ("truncated", [shard(0), truncated, shard(2), shard(3)], 65, "truncated: the last line has no newline"),
+            ("cut at a line", [shard(0), cutAtLine, shard(2), shard(3)], 65, "truncated: no summary record"),
+        ]
+        for (name, files, code, message) in cases {
+            let result = try runProcess(Fixtures.binary, ["merge", plan] + files)
+            XCTAssertEqual(result.status, code, "\(name): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "\(name): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), "\(name): \(result.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path), name)
+        }
+        // All four: one file, the frames of one run.
+        let merged = try sightline("merge", plan, "-q")
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        let records = try RecordFile(path: URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path)
+        XCTAssertEqual(records.frames.map(\.index), Array(0..<300))
+    }
+
+    func testSchemaOneRecordsStillRender() throws {
+        // Records as schema 1 wrote them: indexes from 0 after --start, and no start times.
+        let dir = try Fixtures.temporaryDirectory(self)
+        let records = dir.appendingPathComponent("new.jsonl").path
+        XCTAssertEqual(try sightline("analyze", Fixtures.sample, "-q", "--start", "4", "--duration", "1", "-o", records).status, 0)
+        var lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: records)))
+        XCTAssertEqual(lines[1]["index"] as? Int, 120)
+        var first: Int?
+        lines = lines.map { line in
+            var line = line
+            if line["type"] as? String == "stream" {
+                line["schema"] = 1
+                for key in ["start_time", "stream_start_time", "variable_frame_rate"] { line[key] = nil }
+            }
+            if line["type"] as? String == "frame", let index = line["index"] as? Int {
+                first = first ?? index
+                line["index"] = index - first!
+            }
+            return line
+        }
+        let old = dir.appendingPathComponent("old.jsonl").path
+        let text = try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+        try text.write(toFile: old, atomically: true, encoding: .utf8)
+        let a = dir.appendingPathComponent("a.mp4").path, b = dir.appendingPathComponent("b.mp4").path
+        let renderNew = try sightline("render", Fixtures.sample, records, "-o", a, "-q")
+        XCTAssertEqual(renderNew.status, 0, renderNew.stderr)
+        let renderOld = try sightline("render", Fixtures.sample, old, "-o", b, "-q")
+        XCTAssertEqual(renderOld.status, 0, renderOld.stderr)
+        XCTAssertEqual(try Media.frameHashes(a), try Media.frameHashes(b))
+        XCTAssertEqual(try Media.frameHashes(a).count, 30)
+        for command in [["tracks", old], ["audit", old, Fixtures.sampleTruth], ["diff", old, records, "--match", "time"]] {
+            let result = try runProcess(Fixtures.binary, command)
+            XCTAssertTrue([0, 3].contains(result.status), "\(command): \(result.stderr)")
+        }
+    }
+}

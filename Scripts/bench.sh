@@ -32,8 +32,9 @@ options:
                     results (default: bench-out/ in the repository)
   --threads N       --threads passed to sightline (default: all cores, $(nproc))
   --faces BACKEND   --faces passed to sightline (default: sightline's default,
-                    haar-alt2); a DNN backend needs its model installed
-                    (sightline models fetch BACKEND) or SIGHTLINE_MODELS set
+                    centerface, installed by Scripts/install-deps.sh); the
+                    other DNN backends need their model (sightline models
+                    fetch BACKEND) or SIGHTLINE_MODELS set
   --reps N          runs of each measurement; the median wall time is used
                     (default: 3)
   --quick           only the 720p input

@@ -4,8 +4,8 @@ import FuzzSupport
 import Sightline
 
 /// JSON Lines records as `render`/`snapshot` stream them, `tracks` reads them, and `audit`/`diff`
-/// read them as prediction or truth (also sniffing MOTChallenge text): every reader must end in a
-/// value or a RecordFileError, never a crash.
+/// read them as prediction or truth (also sniffing MOTChallenge text), and `merge` reads a shard
+/// output: every reader must end in a value or an error, never a crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRecords(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let path = FuzzInput.file(FuzzInput.bytes(data, size), suffix: ".jsonl")
@@ -19,6 +19,12 @@ public func fuzzRecords(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     if let reader = try? RecordStreamReader(path: path) {
         while let item = try? reader.next() { _ = item }
     }
+    // As `sightline merge` reads a shard output: the file as the only shard of a plan for a.mp4
+    // (the source the seeds name).
+    let merged = path + ".merged"
+    let shard = Shard(input: "a.mp4", number: 0, count: 1, start: 0, duration: nil, warmup: 0, output: path, merged: merged)
+    _ = try? ShardMerger().merge(input: "a.mp4", shards: [shard], paths: [path: path], output: merged)
+    unlink(merged)
     return 0
 }
 

@@ -18,9 +18,8 @@ struct ShardRecords {
     /// Reads a complete shard output; a truncated, interrupted or malformed one is refused.
     init(path: String, shard: Shard?) throws {
         func reject(_ reason: String) -> SightlineError { .shardRejected(path: path, reason: reason) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: path) else {
+        // Read as every record file is (RecordFile.contents: no leak on an empty file).
+        guard let data = try? RecordFile.contents(of: path) else {
             throw SightlineError.inputUnreadable(path: path, reason: "shard output missing or unreadable")
         }
         guard !data.isEmpty else { throw reject("truncated: the file is empty") }
@@ -247,6 +246,9 @@ public struct ShardMerger {
         let gap = maxGap?.intValue ?? 15
         let partial = output + ".partial"
         let writer = try JSONLinesWriter(path: partial)
+        // A merge that fails half way leaves no file behind.
+        var complete = false
+        defer { if !complete { unlink(partial) } }
         try writer.write(line: shards.first?.sharedStreamLine ?? "")
         var tracks = TrackBook()
         var summary = SummaryRecord()
@@ -259,7 +261,11 @@ public struct ShardMerger {
                 for match in pattern.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
                     let whole = Range(match.range, in: line)!, digits = Range(match.range(at: 1), in: line)!
                     out += line[last..<whole.lowerBound]
-                    out += "{\"track\":\(idOf[unionOf[k][Int(line[digits])!]!]!)"
+                    // A track id the parsed frame does not hold (under a key the reader skips).
+                    guard let local = Int(line[digits]), let union = unionOf[k][local], let id = idOf[union] else {
+                        throw SightlineError.shardRejected(path: r.path, reason: "frame \(frame.index): track \(line[digits]) is on no face or code of the frame")
+                    }
+                    out += "{\"track\":\(id)"
                     last = whole.upperBound
                 }
                 out += line[last...]
@@ -285,6 +291,7 @@ public struct ShardMerger {
         if rename(partial, output) != 0 {
             throw SightlineError.writeFailed(path: output, reason: "cannot rename \(partial) to it: \(String(cString: strerror(errno)))")
         }
+        complete = true
         return summary
     }
 }

@@ -157,6 +157,20 @@ final class HardeningRegressionTests: XCTestCase {
         XCTAssertTrue(empty.stdoutText.contains("(no tracks)"), empty.stdoutText)
     }
 
+    /// Mask images (`--style mask:IMAGE`), drawn into the faces of a still. Found: a 7x5 BMP made
+    /// swscale write past the end of the mask's buffers (heap corruption under the address
+    /// sanitizer); the buffers are padded now.
+    func testFuzzedMaskImagesDrawOrFailCleanly() throws {
+        let inputs = try fuzzInputs("FuzzMaskImage")
+        XCTAssertFalse(inputs.isEmpty)
+        for input in inputs {
+            let run = try sightline("snapshot", Fixtures.sample, "--at", "1", "--faces", "haar-alt2", "--codes", "off",
+                                    "--style", "mask:" + input.path, "-o", path("mask.png"))
+            assertCleanEnd(run, allowed: [0, 65], input)
+            if run.status == 0 { XCTAssertEqual(try Media.size(path("mask.png")).width, 1280, input.lastPathComponent) }
+        }
+    }
+
     /// HTTP answers a server may give to `models fetch --from URL`. Found: an answer whose
     /// connection closes inside the headers stopped the process with a fatal error in
     /// Foundation's URLSession (downloads now use libcurl directly).

@@ -26,8 +26,15 @@ public func fuzzModelFetch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
 
 /// Answers each connection on 127.0.0.1 with `answer`, then closes it.
 final class OneShotHTTPServer: @unchecked Sendable {
-    // @unchecked Sendable: `answer` is set between fetches, while no connection is being served.
-    var answer = Data()
+    // @unchecked Sendable: `answer` is only touched under `lock`. (A fetch may give up before the
+    // server has sent everything; setting the next answer then raced with the send and leaked
+    // the old answer's storage, found by the fuzzer's leak check.)
+    private var stored = Data()
+    private let lock = NSLock()
+    var answer: Data {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
     let port: UInt16
     private let listener: Int32
 
@@ -64,6 +71,7 @@ final class OneShotHTTPServer: @unchecked Sendable {
                 if n <= 0 { break }
                 request += chunk[0..<n]
             }
+            let answer = self.answer
             answer.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {

@@ -9,10 +9,18 @@ public final class MaskImage {
     public let path: String
     public let width: Int
     public let height: Int
-    /// Rows of width x 4 bytes.
+    /// Rows of `rgbaStride` bytes (width x 4, padded).
     private let rgba: [UInt8]
-    /// Y, U, V and A planes (4:4:4, `width` bytes per row) for the last matrix and range asked for.
+    private var rgbaStride: Int { Self.padded(width * 4) }
+    /// Y, U, V and A planes (4:4:4, `planeStride` bytes per row) for the last matrix and range asked for.
     private var planes: (matrix: Int32, fullRange: Bool, data: [UInt8])?
+    private var planeStride: Int { Self.padded(width) }
+
+    /// swscale's vector code writes whole blocks past the end of a row that is not a multiple of
+    /// its block size (found by fuzzing with a 7x5 image: heap corruption), so the buffers it
+    /// writes have rows rounded up to 64 bytes and 64 bytes to spare at the end.
+    private static func padded(_ rowBytes: Int) -> Int { (rowBytes + 63) / 64 * 64 }
+    private static let slack = 64
 
     /// Loads and decodes the image: a missing or unreadable file, or one that is not an image,
     /// is an error naming it (before any output is written).
@@ -81,10 +89,11 @@ public final class MaskImage {
             throw notImage("its pixel format cannot be converted to RGBA")
         }
         defer { sws_freeContext(scaler) }
-        var rgba = [UInt8](repeating: 0, count: w * h * 4)
+        let stride = padded(w * 4)
+        var rgba = [UInt8](repeating: 0, count: stride * h + slack)
         try withPlanes(of: frame) { source, strides in
             rgba.withUnsafeMutableBufferPointer { out in
-                _ = sws_scale(scaler, source, strides, 0, Int32(h), [out.baseAddress, nil, nil, nil], [Int32(w * 4), 0, 0, 0])
+                _ = sws_scale(scaler, source, strides, 0, Int32(h), [out.baseAddress, nil, nil, nil], [Int32(stride), 0, 0, 0])
             }
         }
         return (w, h, rgba)
@@ -102,17 +111,17 @@ public final class MaskImage {
         if planes?.matrix != matrix || planes?.fullRange != fullRange {
             planes = (matrix, fullRange, convert(matrix: matrix, fullRange: fullRange))
         }
-        let plane = width * height
+        let plane = planeStride * height
         return planes!.data.withUnsafeBufferPointer { p in
             let base = p.baseAddress!
             return body(slv_yuva444(y: base, u: base + plane, v: base + 2 * plane, a: base + 3 * plane,
-                                    stride: Int32(width), width: Int32(width), height: Int32(height)))
+                                    stride: Int32(planeStride), width: Int32(width), height: Int32(height)))
         }
     }
 
     private func convert(matrix: Int32, fullRange: Bool) -> [UInt8] {
-        let plane = width * height
-        var out = [UInt8](repeating: 255, count: plane * 4)
+        let plane = planeStride * height
+        var out = [UInt8](repeating: 255, count: plane * 4 + Self.slack)
         guard let scaler = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_RGBA, Int32(width), Int32(height),
                                           AV_PIX_FMT_YUVA444P, SWS_BILINEAR | SWS_ACCURATE_RND, nil, nil, nil) else { return out }
         defer { sws_freeContext(scaler) }
@@ -122,8 +131,8 @@ public final class MaskImage {
         rgba.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { o in
                 let b = o.baseAddress!
-                let stride = Int32(width)
-                _ = sws_scale(scaler, [source.baseAddress, nil, nil, nil], [Int32(width * 4), 0, 0, 0], 0, Int32(height),
+                let stride = Int32(planeStride)
+                _ = sws_scale(scaler, [source.baseAddress, nil, nil, nil], [Int32(rgbaStride), 0, 0, 0], 0, Int32(height),
                               [b, b + plane, b + 2 * plane, b + 3 * plane], [stride, stride, stride, stride])
             }
         }

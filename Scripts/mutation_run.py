@@ -127,6 +127,9 @@ def main():
     ap.add_argument("--binary", default=os.path.join(REPO, ".build-asan/debug/sightline"))
     ap.add_argument("--out", default=os.path.join(REPO, ".build-mutation"), help="work folder (failures/ is kept there)")
     ap.add_argument("--timeout", type=float, default=30, help="seconds before a run counts as a hang (default 30)")
+    ap.add_argument("--options", default="--dnn-runtime opencv",
+                    help="more analyze options (default: --dnn-runtime opencv, because OpenVINO's TBB loads a "
+                         "library with RTLD_DEEPBIND, which the address sanitizer refuses)")
     ap.add_argument("--render-only", action="store_true",
                     help="only `analyze --render` (it checks the records too), not also plain `analyze`")
     args = ap.parse_args()
@@ -161,7 +164,8 @@ def main():
             for stale in (records, os.path.join(work, "out.mp4")):
                 if os.path.exists(stale):
                     os.remove(stale)
-            command = [args.binary, "analyze", input_path, "-q", "--threads", "1", "-o", records] + (["--render", video] if render else [])
+            command = ([args.binary, "analyze", input_path, "-q", "--threads", "1", "-o", records] + args.options.split()
+                       + (["--render", video] if render else []))
             status, err, hung = run(command, args.timeout)
             exits[status] += 1
             reason = "hang" if hung else crash_reason(status, err) or output_problems(status, records, video, schemas)

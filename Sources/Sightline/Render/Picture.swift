@@ -59,8 +59,9 @@ final class Picture {
             nil,
         ]
         let sourceStrides: [Int32] = [p.linesize.0, p.linesize.1, p.linesize.2, 0]
+        // Rows padded and 64 bytes to spare: swscale's vector code writes past a row's end.
         let stride = (w * 3 + 63) & ~63
-        var converted = [UInt8](repeating: 0, count: stride * h)
+        var converted = [UInt8](repeating: 0, count: stride * h + 64)
         converted.withUnsafeMutableBufferPointer { out in
             let destination: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress, nil, nil, nil]
             let destinationStrides: [Int32] = [Int32(stride), 0, 0, 0]

@@ -17,9 +17,10 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("dnn-runtime"), help: """
         What runs the DNN backends: openvino (OpenVINO's CPU runtime, installed by \
         Scripts/install-deps.sh; the default) or opencv (OpenCV's DNN module, slower, for machines \
-        without OpenVINO).
+        without OpenVINO, and for sanitizer builds, which cannot load OpenVINO). \
+        $SIGHTLINE_DNN_RUNTIME sets the default.
         """)
-    var dnnRuntime: DNNRuntime = .openvino
+    var dnnRuntime: DNNRuntime = ProcessInfo.processInfo.environment["SIGHTLINE_DNN_RUNTIME"].flatMap(DNNRuntime.init(rawValue:)) ?? .openvino
 
     @Option(name: .customLong("face-model"), help: """
         Model file for a DNN backend, instead of the installed one (any compatible ONNX file; \

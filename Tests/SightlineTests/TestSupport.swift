@@ -77,7 +77,8 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil,
     try process.run()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    let errData = (try? Data(contentsOf: errPath)) ?? Data()
+    // Through FileHandle: Data(contentsOf:) leaks its buffer on an empty file (swift-foundation).
+    let errData = (try? FileHandle(forReadingFrom: errPath).readToEnd()).flatMap { $0 } ?? Data()
     return ProcessResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
 }
 

@@ -11,6 +11,7 @@
 # first minute to the last. Not part of the test suite (it runs for --minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Scripts/soak_common.sh
 minutes=30 fps=60 size=640x360 binary=.build/debug/sightline record=1
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -36,16 +37,12 @@ LD_PRELOAD=$work/libfake_v4l2.so SLV_FAKE_DEVICE=$device SLV_FAKE_FRAME=$work/fr
     SLV_FAKE_FPS=$fps nice -n 10 "$binary" "${args[@]}" &
 pid=$!
 echo "capture: pid $pid, $fps fps at $size for $minutes min$([ $record = 1 ] && echo ', recording')"
-printf '%6s %10s %5s %8s\n' minute rss_kb fds frames
+soak_header
 samples=()
 for ((minute = 1; minute <= minutes; minute++)); do
     sleep 60
-    kill -0 $pid 2>/dev/null || break
-    rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
-    fds=$(ls /proc/$pid/fd | wc -l)
-    frames=$(grep -c '"type":"frame"' "$work/soak.jsonl" || true)
-    printf '%6d %10d %5d %8d\n' $minute "$rss" "$fds" "$frames"
-    samples+=("$rss $fds")
+    soak_sample $pid "$work/soak.jsonl" $minute || break
+    samples+=("$SOAK_SAMPLE")
 done
 wait $pid && status=0 || status=$?
 echo "capture exit $status"
@@ -58,10 +55,6 @@ if [ $record = 1 ]; then
     echo "recording: $decoded frames decoded"
 fi
 if [ ${#samples[@]} -ge 2 ]; then
-    read -r rss0 fds0 <<< "${samples[0]}"
-    read -r rss1 fds1 <<< "${samples[-1]}"
-    echo "start (minute 1): rss ${rss0} kB, fds ${fds0}; end (minute ${#samples[@]}): rss ${rss1} kB, fds ${fds1}"
-    [ "$rss1" -le $((rss0 + rss0 / 10 + 20480)) ] || { echo "RSS grew"; fail=1; }
-    [ "$fds1" -le "$fds0" ] || { echo "file descriptors grew"; fail=1; }
+    soak_growth "${samples[0]}" "${samples[-1]}" ${#samples[@]} 1 || fail=1
 fi
 exit $fail

@@ -11,6 +11,7 @@
 # invalid, not every frame has a record, or RSS grew by more than 10 % + 20 MB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Scripts/soak_common.sh
 hours=2 size=160x90 fps=10 binary=.build/debug/sightline
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -37,19 +38,15 @@ out=.build-soak/long.jsonl
 nice -n 10 "$binary" analyze "$video" -q -o "$out" &
 pid=$!
 echo "analyze: pid $pid, $video, $expected frames"
-printf '%6s %10s %5s %8s\n' minute rss_kb fds frames
+soak_header
 first="" last=""
 minute=0
 while kill -0 $pid 2>/dev/null; do
     for ((s = 0; s < 60; s++)); do kill -0 $pid 2>/dev/null && sleep 1 || break; done
-    kill -0 $pid 2>/dev/null || break
+    soak_sample $pid "$out" $((minute + 1)) || break
     minute=$((minute + 1))
-    rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status 2>/dev/null) || break
-    fds=$(ls /proc/$pid/fd 2>/dev/null | wc -l)
-    frames=$(grep -c '"type":"frame"' "$out" || true)
-    printf '%6d %10d %5d %8d\n' $minute "$rss" "$fds" "$frames"
-    [ -n "$first" ] || first="$rss $fds"
-    last="$rss $fds"
+    [ -n "$first" ] || first=$SOAK_SAMPLE
+    last=$SOAK_SAMPLE
 done
 wait $pid && status=0 || status=$?
 echo "analyze exit $status"
@@ -60,9 +57,6 @@ frames=$(grep -c '"type":"frame"' "$out" || true)
 echo "frame records: $frames of $expected"
 [ "$frames" = "$expected" ] || fail=1
 if [ -n "$first" ]; then
-    read -r rss0 fds0 <<< "$first"
-    read -r rss1 fds1 <<< "$last"
-    echo "start (minute 1): rss ${rss0} kB, fds ${fds0}; end (minute $minute): rss ${rss1} kB, fds ${fds1}"
-    [ "$rss1" -le $((rss0 + rss0 / 10 + 20480)) ] || { echo "RSS grew"; fail=1; }
+    soak_growth "$first" "$last" $minute 0 || fail=1
 fi
 exit $fail

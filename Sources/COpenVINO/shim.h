@@ -16,7 +16,6 @@ typedef struct {
     __typeof__(&ov_get_last_err_msg) get_last_err_msg;
     __typeof__(&ov_get_error_info) get_error_info;
     __typeof__(&ov_core_create) core_create;
-    __typeof__(&ov_core_free) core_free;
     __typeof__(&ov_core_read_model) core_read_model;
     __typeof__(&ov_core_compile_model) core_compile_model;
     __typeof__(&ov_model_free) model_free;
@@ -30,14 +29,12 @@ typedef struct {
     __typeof__(&ov_partial_shape_create_static) partial_shape_create_static;
     __typeof__(&ov_partial_shape_free) partial_shape_free;
     __typeof__(&ov_compiled_model_create_infer_request) compiled_model_create_infer_request;
-    __typeof__(&ov_compiled_model_free) compiled_model_free;
     __typeof__(&ov_infer_request_set_input_tensor) infer_request_set_input_tensor;
     __typeof__(&ov_infer_request_infer) infer_request_infer;
     __typeof__(&ov_infer_request_get_tensor) infer_request_get_tensor;
     __typeof__(&ov_infer_request_free) infer_request_free;
     __typeof__(&ov_tensor_create_from_host_ptr) tensor_create_from_host_ptr;
     __typeof__(&ov_tensor_data) tensor_data;
-    __typeof__(&ov_tensor_get_shape) tensor_get_shape;
     __typeof__(&ov_tensor_get_size) tensor_get_size;
     __typeof__(&ov_tensor_free) tensor_free;
     __typeof__(&ov_shape_create) shape_create;
@@ -59,7 +56,6 @@ static inline const char *slv_openvino_load(const char *path, slv_openvino_api *
     SLV_OV_SYMBOL(get_last_err_msg, ov_get_last_err_msg)
     SLV_OV_SYMBOL(get_error_info, ov_get_error_info)
     SLV_OV_SYMBOL(core_create, ov_core_create)
-    SLV_OV_SYMBOL(core_free, ov_core_free)
     SLV_OV_SYMBOL(core_read_model, ov_core_read_model)
     SLV_OV_SYMBOL(core_compile_model, ov_core_compile_model)
     SLV_OV_SYMBOL(model_free, ov_model_free)
@@ -73,14 +69,12 @@ static inline const char *slv_openvino_load(const char *path, slv_openvino_api *
     SLV_OV_SYMBOL(partial_shape_create_static, ov_partial_shape_create_static)
     SLV_OV_SYMBOL(partial_shape_free, ov_partial_shape_free)
     SLV_OV_SYMBOL(compiled_model_create_infer_request, ov_compiled_model_create_infer_request)
-    SLV_OV_SYMBOL(compiled_model_free, ov_compiled_model_free)
     SLV_OV_SYMBOL(infer_request_set_input_tensor, ov_infer_request_set_input_tensor)
     SLV_OV_SYMBOL(infer_request_infer, ov_infer_request_infer)
     SLV_OV_SYMBOL(infer_request_get_tensor, ov_infer_request_get_tensor)
     SLV_OV_SYMBOL(infer_request_free, ov_infer_request_free)
     SLV_OV_SYMBOL(tensor_create_from_host_ptr, ov_tensor_create_from_host_ptr)
     SLV_OV_SYMBOL(tensor_data, ov_tensor_data)
-    SLV_OV_SYMBOL(tensor_get_shape, ov_tensor_get_shape)
     SLV_OV_SYMBOL(tensor_get_size, ov_tensor_get_size)
     SLV_OV_SYMBOL(tensor_free, ov_tensor_free)
     SLV_OV_SYMBOL(shape_create, ov_shape_create)

@@ -56,7 +56,7 @@ struct Plan: ParsableCommand {
             let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))
             let info = source.info
             // The video's end on its timeline: where its first frame is, plus its length.
-            let span = info.duration.map { $0 + ((info.streamStartTime ?? info.timelineOrigin) - info.timelineOrigin) }
+            let span = info.duration.map { $0 + info.streamOffset }
             let keyframeTimes = keyframes ? source.keyframeTimes() : []
             for shard in planner.shards(input: file, span: span, keyframes: keyframeTimes, stem: stem) {
                 try writer.write(shard.json)

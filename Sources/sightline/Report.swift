@@ -49,7 +49,7 @@ struct Report: ParsableCommand {
 
     func run() throws {
         let page = try ReportOutput(path: output)
-        let (streamLine, _) = try recordFile { try ReportPage.streamAndSummaryLines(path: records) }
+        let (streamLine, lastSummaryLine) = try recordFile { try ReportPage.streamAndSummaryLines(path: records) }
         let collector = ReportCollector(expectedFrames: ReportCollector.countLines(path: records))
         var thumbnails: [Int: Data] = [:]
         var damage: String?
@@ -111,7 +111,7 @@ struct Report: ParsableCommand {
             let options = AuditOptions(iou: iou, matching: match, perFrame: true)
             audit = try comparing { try Auditor(options: options).audit(predicted: predicted, truth: truthFile) }
         }
-        let summaryLine = summary == nil ? nil : try recordFile { try ReportPage.streamAndSummaryLines(path: records) }.1
+        let summaryLine = summary == nil ? nil : lastSummaryLine
         let report = ReportPage(streamLine: streamLine, summaryLine: summaryLine, recordsName: records, videoName: video,
                                 truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit)
         try page.commit(report.html())

@@ -203,7 +203,7 @@ public final class DNNFaceDetector: FaceDetecting {
     }
 
     public func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
-        let turned = frame.rotation.degrees == 90 || frame.rotation.degrees == 270
+        let turned = frame.rotation.swapsAxes
         let displayW = turned ? frame.luma.height : frame.luma.width, displayH = turned ? frame.luma.width : frame.luma.height
         guard displayW > 0, displayH > 0 else { return [] }
         let size = kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: options.minFace)

@@ -1,5 +1,6 @@
 import CVision
 import Foundation
+import Synchronization
 
 /// The ONNX face detector formats Sightline decodes: what input each takes and how its outputs
 /// become faces. The same for every inference runtime.
@@ -92,8 +93,21 @@ public enum FaceModelKind: Sendable, Equatable {
         return priors
     }
 
+    /// The prior boxes of each input size, made once: every frame of a stream has the same size.
+    private static let yunetPriorCache = Mutex<[Int: [(cx: Float, cy: Float, size: Float)]]>([:])
+
+    private static func cachedYuNetPriors(width: Int, height: Int) -> [(cx: Float, cy: Float, size: Float)] {
+        yunetPriorCache.withLock { cache in
+            let key = width << 32 | height
+            if let priors = cache[key] { return priors }
+            let priors = yunetPriors(width: width, height: height)
+            cache[key] = priors
+            return priors
+        }
+    }
+
     private func decodeYuNet(_ outputs: [Tensor], input: (width: Int, height: Int), threshold: Float) throws -> [FaceCandidate] {
-        let priors = Self.yunetPriors(width: input.width, height: input.height)
+        let priors = Self.cachedYuNetPriors(width: input.width, height: input.height)
         let n = priors.count
         let loc = outputs[0].values, conf = outputs[1].values, iou = outputs[2].values
         guard loc.count == n * 14, conf.count == n * 2, iou.count == n else {

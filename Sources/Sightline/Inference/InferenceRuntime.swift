@@ -12,7 +12,6 @@ public enum DNNRuntime: String, CaseIterable, Sendable {
 
 /// One output of a network run, copied out of the runtime's buffers.
 public struct Tensor: Sendable {
-    public var shape: [Int]
     public var values: [Float]
 }
 

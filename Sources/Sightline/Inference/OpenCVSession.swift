@@ -31,10 +31,6 @@ final class OpenCVSession: InferenceSession {
         guard slv_cv_net_run(handle, input.data, Int32(input.width), Int32(input.height), &results, &error, error.count) == 0 else {
             throw InferenceError.failed("OpenCV DNN: " + error.cString)
         }
-        return results.map { t in
-            let dims = [t.dims.0, t.dims.1, t.dims.2, t.dims.3, t.dims.4, t.dims.5]
-            let shape = dims[0..<Int(t.rank)].map(Int.init)
-            return Tensor(shape: shape, values: Array(UnsafeBufferPointer(start: t.data, count: t.count)))
-        }
+        return results.map { Tensor(values: Array(UnsafeBufferPointer(start: $0.data, count: $0.count))) }
     }
 }

@@ -218,14 +218,10 @@ final class OpenVINOSession: InferenceSession {
             defer { api.tensor_free(output) }
             var data: UnsafeMutableRawPointer?
             var count = 0
-            var outShape = ov_shape_t()
             try check(api.tensor_data(output, &data), "output \(name)")
             try check(api.tensor_get_size(output, &count), "output \(name)")
-            try check(api.tensor_get_shape(output, &outShape), "output \(name)")
-            defer { _ = api.shape_free(&outShape) }
-            let shape = (0..<Int(outShape.rank)).map { Int(outShape.dims[$0]) }
             guard let data else { throw InferenceError.failed("OpenVINO: output \(name) has no data") }
-            return Tensor(shape: shape, values: Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count)))
+            return Tensor(values: Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count)))
         }
     }
 }

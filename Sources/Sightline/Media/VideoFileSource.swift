@@ -31,6 +31,8 @@ public struct VideoStreamInfo: Sendable {
     public var variableFrameRate = false
     /// What `t` is counted from, in the file's own seconds.
     public var timelineOrigin: Double { containerStartTime ?? streamStartTime ?? 0 }
+    /// Where the video stream starts on that timeline (after the audio, say).
+    public var streamOffset: Double { (streamStartTime ?? timelineOrigin) - timelineOrigin }
 }
 
 /// Colour primaries, transfer characteristics and matrix as ITU-T H.273 code points (2 is

@@ -85,8 +85,9 @@ extension StreamRecord {
                 faceMembers.append(("detect_width", .int(Int64(faces.detectWidth))))
             }
             // The network input for this stream's frames (width, height).
-            let input = known.kind.inputSize(width: s.displayWidth, height: s.displayHeight, detectWidth: faces.detectWidth, minFace: faces.minFace)
-            faceMembers.append(("input_size", .array([.int(Int64(input.width)), .int(Int64(input.height))])))
+            if let input = faces.networkInputSize(width: s.displayWidth, height: s.displayHeight) {
+                faceMembers.append(("input_size", .array([.int(Int64(input.width)), .int(Int64(input.height))])))
+            }
             faceMembers.append(("color", .bool(faces.color)))
         } else if faces.backend != .off {
             faceMembers += [("cascade", .string(faces.backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),

@@ -44,8 +44,7 @@ public final class RecordReplay {
     /// the frames decoded.
     private func number(_ frame: VideoFrame) -> Int { schema < firstSchemaOnFileTimeline ? frame.index : frame.position }
 
-    /// The stream record; the summary record once the records have been read to their end.
-    public var stream: [String: Any] { reader.stream }
+    /// The summary record once the records have been read to their end.
     public var summary: [String: Any]? { reader.summary }
 
     private func mismatch(_ reason: String) -> SightlineError {

@@ -97,7 +97,8 @@ public struct ShardMerger {
         }
         // Every shard was made with the same options from the same stream.
         if let first = records.first {
-            for other in records.dropFirst() where other.sharedStreamLine != first.sharedStreamLine {
+            let shared = first.sharedStreamLine
+            for other in records.dropFirst() where other.sharedStreamLine != shared {
                 throw SightlineError.shardRejected(path: other.path, reason: "its stream record differs from \(first.path)'s (another file version or other analyze options)")
             }
         }
@@ -150,7 +151,9 @@ public struct ShardMerger {
             guard text.hasPrefix("{\"track\":") else { return Int.max }
             return Int(text.dropFirst(9).prefix { $0.isNumber }) ?? Int.max
         }
-        let sorted = objects.enumerated().sorted { (id($0.element), $0.offset) < (id($1.element), $1.offset) }.map(\.element)
+        // Each object's id read once, not in every comparison.
+        let sorted = objects.enumerated().map { (id: id($0.element), offset: $0.offset, object: $0.element) }
+            .sorted { ($0.id, $0.offset) < ($1.id, $1.offset) }.map(\.object)
         var result = Array(bytes[..<(open + key.count)])
         for (n, object) in sorted.enumerated() {
             if n > 0 { result.append(UInt8(ascii: ",")) }
@@ -254,6 +257,8 @@ public struct ShardMerger {
         var summary = SummaryRecord()
         let pattern = try NSRegularExpression(pattern: #"\{"track":([0-9]+)"#)
         for (k, r) in shards.enumerated() {
+            // This shard's track ids to the merged ones.
+            let finalID = unionOf[k].compactMapValues { idOf[$0] }
             for (line, frame) in r.frames {
                 // Renumber the track ids in the line as written, leaving every other byte alone.
                 var out = ""
@@ -262,7 +267,7 @@ public struct ShardMerger {
                     let whole = Range(match.range, in: line)!, digits = Range(match.range(at: 1), in: line)!
                     out += line[last..<whole.lowerBound]
                     // A track id the parsed frame does not hold (under a key the reader skips).
-                    guard let local = Int(line[digits]), let union = unionOf[k][local], let id = idOf[union] else {
+                    guard let local = Int(line[digits]), let id = finalID[local] else {
                         throw SightlineError.shardRejected(path: r.path, reason: "frame \(frame.index): track \(line[digits]) is on no face or code of the frame")
                     }
                     out += "{\"track\":\(id)"
@@ -274,8 +279,8 @@ public struct ShardMerger {
                 if frame.codeStatus == .refined { out = Self.sortedByTrack(out, array: "codes") }
                 try writer.write(line: out)
                 var renumbered = frame
-                for i in renumbered.faces.indices { renumbered.faces[i].track = renumbered.faces[i].track.map { idOf[unionOf[k][$0]!]! } }
-                for i in renumbered.codes.indices { renumbered.codes[i].track = renumbered.codes[i].track.map { idOf[unionOf[k][$0]!]! } }
+                for i in renumbered.faces.indices { renumbered.faces[i].track = renumbered.faces[i].track.map { finalID[$0]! } }
+                for i in renumbered.codes.indices { renumbered.codes[i].track = renumbered.codes[i].track.map { finalID[$0]! } }
                 summary.add(renumbered)
                 tracks.observe(renumbered)
                 // A track ends after max_gap frames unseen, as in one run.

@@ -35,6 +35,7 @@ apt_install "${packages[@]}"
 # One script per pinned registry package, in name order; each checks whether its package is
 # already installed.
 steps=("$here"/deps/build/*.sh)
+[ -f "${steps[0]}" ] || { echo "install-deps: no scripts in $here/deps/build (an incomplete checkout?)" >&2; exit 1; }
 [ $tests = 1 ] && steps+=("$here"/deps/tests/*.sh)
 for step in "${steps[@]}"; do
   [ -f "$step" ] && bash "$step"

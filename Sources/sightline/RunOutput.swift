@@ -47,12 +47,14 @@ final class RunOutput {
             return
         }
         writeRecord(record.json)
+        // Drawn and pictured as written, as `render` from the records will.
+        let drawn = renderer != nil || thumbnails != nil ? record.written : record
         let dropped = record.faceStatus == .dropped || record.codeStatus == .dropped
-        if !dropped { lastAnalyzed = record }
+        if !dropped { lastAnalyzed = drawn }
         if let renderer, rendering() {
-            do { try renderer.render(dropped ? lastAnalyzed ?? record : record, on: frame) } catch { renderFailed(error) }
+            do { try renderer.render(dropped ? lastAnalyzed ?? drawn : drawn, on: frame) } catch { renderFailed(error) }
         }
-        do { try thumbnails?.observe(record, frame: frame) } catch { thumbnailsFailed(error) }
+        do { try thumbnails?.observe(drawn, frame: frame) } catch { thumbnailsFailed(error) }
         summary.add(record)
         end(ended)
         progress.update(frames: summary.frames, seconds: record.t, note: progressNote(record))

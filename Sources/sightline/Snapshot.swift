@@ -61,7 +61,7 @@ struct Snapshot: ParsableCommand {
         } else {
             record = analyzer!.analyze(frame)
         }
-        try PNGWriter.write(try painter.still(record, on: frame), to: output)
+        try PNGWriter.write(try painter.still(record.written, on: frame), to: output)
         if json { print(record.json.serialized()) }
     }
 }

@@ -14,6 +14,35 @@ enum Precision {
     }
 }
 
+extension FrameRecord {
+    /// The record with its geometry and scores as the records write them: what `render`,
+    /// thumbnails and `merge` read back. Drawing and picking from this makes `analyze --render`
+    /// and `render` from the written records agree to the pixel.
+    public var written: FrameRecord {
+        var r = self
+        for i in r.faces.indices {
+            r.faces[i].box = Precision.written(r.faces[i].box)
+            r.faces[i].score = Precision.written(r.faces[i].score, digits: Precision.score)
+            if var l = r.faces[i].landmarks {
+                l.leftEye = Precision.written(l.leftEye)
+                l.rightEye = Precision.written(l.rightEye)
+                l.nose = Precision.written(l.nose)
+                l.mouthLeft = Precision.written(l.mouthLeft)
+                l.mouthRight = Precision.written(l.mouthRight)
+                r.faces[i].landmarks = l
+            }
+            if var a = r.faces[i].attributes {
+                a.leftEye = a.leftEye.map(Precision.written)
+                a.rightEye = a.rightEye.map(Precision.written)
+                a.mouth = a.mouth.map(Precision.written)
+                r.faces[i].attributes = a
+            }
+        }
+        for i in r.codes.indices { r.codes[i].polygon = r.codes[i].polygon.map(Precision.written) }
+        return r
+    }
+}
+
 extension Box {
     var json: JSON {
         .object([("x", .fixed(x, digits: Precision.pixels)), ("y", .fixed(y, digits: Precision.pixels)),

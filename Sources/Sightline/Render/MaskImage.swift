@@ -11,16 +11,10 @@ public final class MaskImage {
     public let height: Int
     /// Rows of `rgbaStride` bytes (width x 4, padded).
     private let rgba: [UInt8]
-    private var rgbaStride: Int { Self.padded(width * 4) }
+    private var rgbaStride: Int { SwscaleBuffer.stride(width * 4) }
     /// Y, U, V and A planes (4:4:4, `planeStride` bytes per row) for the last matrix and range asked for.
     private var planes: (matrix: Int32, fullRange: Bool, data: [UInt8])?
-    private var planeStride: Int { Self.padded(width) }
-
-    /// swscale's vector code writes whole blocks past the end of a row that is not a multiple of
-    /// its block size (found by fuzzing with a 7x5 image: heap corruption), so the buffers it
-    /// writes have rows rounded up to 64 bytes and 64 bytes to spare at the end.
-    private static func padded(_ rowBytes: Int) -> Int { (rowBytes + 63) / 64 * 64 }
-    private static let slack = 64
+    private var planeStride: Int { SwscaleBuffer.stride(width) }
 
     /// Loads and decodes the image: a missing or unreadable file, or one that is not an image,
     /// is an error naming it (before any output is written).
@@ -89,8 +83,8 @@ public final class MaskImage {
             throw notImage("its pixel format cannot be converted to RGBA")
         }
         defer { sws_freeContext(scaler) }
-        let stride = padded(w * 4)
-        var rgba = [UInt8](repeating: 0, count: stride * h + slack)
+        let stride = SwscaleBuffer.stride(w * 4)
+        var rgba = [UInt8](repeating: 0, count: stride * h + SwscaleBuffer.slack)
         try withPlanes(of: frame) { source, strides in
             rgba.withUnsafeMutableBufferPointer { out in
                 _ = sws_scale(scaler, source, strides, 0, Int32(h), [out.baseAddress, nil, nil, nil], [Int32(stride), 0, 0, 0])
@@ -121,7 +115,7 @@ public final class MaskImage {
 
     private func convert(matrix: Int32, fullRange: Bool) -> [UInt8] {
         let plane = planeStride * height
-        var out = [UInt8](repeating: 255, count: plane * 4 + Self.slack)
+        var out = [UInt8](repeating: 255, count: plane * 4 + SwscaleBuffer.slack)
         guard let scaler = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_RGBA, Int32(width), Int32(height),
                                           AV_PIX_FMT_YUVA444P, SWS_BILINEAR | SWS_ACCURATE_RND, nil, nil, nil) else { return out }
         defer { sws_freeContext(scaler) }

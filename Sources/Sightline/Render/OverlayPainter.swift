@@ -45,14 +45,9 @@ public final class OverlayPainter {
         let degrees = Int32(rotation.degrees)
         let thickness = Int32(max(2, picture.displayWidth / 400))
         let textScale = max(0.5, Double(picture.displayWidth) / 1600)
-        // Geometry as the records hold it, so that analyze --render and render from the written
-        // records draw the same pixels.
-        func written(_ v: Double) -> Double { Precision.written(v, digits: Precision.pixels) }
-        func written(_ p: Point) -> Point { Precision.written(p) }
-        func written(_ b: Box) -> Box { Precision.written(b) }
         // A displayed-frame box in coded-picture pixels.
         func coded(_ box: Box) -> (x: Int32, y: Int32, w: Int32, h: Int32) {
-            let b = rotation.coded(written(box))
+            let b = rotation.coded(box)
             return (Int32(b.x.rounded()), Int32(b.y.rounded()), Int32(b.w.rounded()), Int32(b.h.rounded()))
         }
         func hide(_ box: Box) {
@@ -61,9 +56,8 @@ public final class OverlayPainter {
                 guard let mask else { return }
                 mask.withYUVA(matrix: picture.matrix, fullRange: picture.fullRange) { image in
                     var image = image
-                    let b = written(box)
-                    slv_draw_image(yuv, &image, Int32(b.x.rounded()), Int32(b.y.rounded()), Int32(b.w.rounded()),
-                                   Int32(b.h.rounded()), degrees)
+                    slv_draw_image(yuv, &image, Int32(box.x.rounded()), Int32(box.y.rounded()), Int32(box.w.rounded()),
+                                   Int32(box.h.rounded()), degrees)
                 }
             case .blur:
                 let r = coded(box)
@@ -82,7 +76,7 @@ public final class OverlayPainter {
         }
         func dots(_ points: [Point]) {
             guard !points.isEmpty else { return }
-            let xy = points.map { rotation.coded(written($0)) }.flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] }
+            let xy = points.map(rotation.coded).flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] }
             slv_draw_dots(yuv, xy, Int32(points.count), thickness, Self.landmarkColor)
         }
 
@@ -95,7 +89,7 @@ public final class OverlayPainter {
             slv_draw_rect(yuv, r.x, r.y, r.w, r.h, Self.faceColor, thickness)
             let text = face.track.map { "face \($0)" } ?? "face"
             let height = Double(textBoxSize(text, scale: textScale).height)
-            label(text, x: written(face.box.x), y: written(face.box.y) - height - Double(thickness))
+            label(text, x: face.box.x, y: face.box.y - height - Double(thickness))
             var points: [Point] = []
             if let l = face.landmarks { points += [l.leftEye, l.rightEye, l.nose, l.mouthLeft, l.mouthRight] }
             if let a = face.attributes { points += [a.leftEye, a.rightEye, a.mouth].compactMap { $0 } }
@@ -106,10 +100,10 @@ public final class OverlayPainter {
                 hide(code.box)
                 continue
             }
-            let points = code.polygon.map { rotation.coded(written($0)) }.flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] }
+            let points = code.polygon.map(rotation.coded).flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] }
             slv_draw_polygon(yuv, points, Int32(code.polygon.count), Self.codeColor, thickness)
             let text = (code.track.map { "\($0) " } ?? "") + Self.shorten(code.text)
-            let box = written(code.box)
+            let box = code.box
             label(text, x: box.x, y: box.y + box.h + Double(thickness) + 2)
         }
         if timestamp {

@@ -59,9 +59,8 @@ final class Picture {
             nil,
         ]
         let sourceStrides: [Int32] = [p.linesize.0, p.linesize.1, p.linesize.2, 0]
-        // Rows padded and 64 bytes to spare: swscale's vector code writes past a row's end.
-        let stride = (w * 3 + 63) & ~63
-        var converted = [UInt8](repeating: 0, count: stride * h + 64)
+        let stride = SwscaleBuffer.stride(w * 3)
+        var converted = [UInt8](repeating: 0, count: stride * h + SwscaleBuffer.slack)
         converted.withUnsafeMutableBufferPointer { out in
             let destination: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress, nil, nil, nil]
             let destinationStrides: [Int32] = [Int32(stride), 0, 0, 0]
@@ -77,4 +76,12 @@ final class Picture {
         guard status == 0 else { throw SightlineError.internal("cannot cut \(shown) from the picture") }
         return RGBImage(width: outWidth, height: outHeight, pixels: pixels)
     }
+}
+
+/// The size of a buffer swscale writes into: its vector code writes whole blocks past the end of
+/// a row that is not a multiple of its block size (found by fuzzing with a 7x5 mask image: heap
+/// corruption), so rows are rounded up to 64 bytes and 64 bytes are kept to spare at the end.
+enum SwscaleBuffer {
+    static func stride(_ rowBytes: Int) -> Int { (rowBytes + 63) / 64 * 64 }
+    static let slack = 64
 }

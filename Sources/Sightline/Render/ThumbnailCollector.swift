@@ -58,17 +58,15 @@ public final class ThumbnailCollector {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0).clipped(width: frameWidth, height: frameHeight)
     }
 
-    /// Considers every observation of a frame record (with track ids) made in `frame`.
+    /// Considers every observation of a frame record (with track ids) made in `frame`; a live run
+    /// passes `record.written`, so render from the records picks the same pictures.
     public func observe(_ record: FrameRecord, frame: VideoFrame) throws {
-        // Scores and boxes as the records hold them: render from records picks the same pictures.
         var candidates: [(id: Int, kind: TrackKind, score: Double, box: Box)] = []
         for face in record.faces where face.source != .interpolated {
-            if let id = face.track {
-                candidates.append((id, .face, Precision.written(face.score, digits: Precision.score), Precision.written(face.box)))
-            }
+            if let id = face.track { candidates.append((id, .face, face.score, face.box)) }
         }
         for code in record.codes where code.source != .interpolated {
-            if let id = code.track { candidates.append((id, .code, 0, Precision.written(code.box))) }
+            if let id = code.track { candidates.append((id, .code, 0, code.box)) }
         }
         var picture: Picture?
         for c in candidates {

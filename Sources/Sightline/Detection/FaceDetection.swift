@@ -211,7 +211,7 @@ public final class DNNFaceDetector: FaceDetecting {
         let candidates: [FaceCandidate]
         let keep: [Int]
         do {
-            let image = try input.make(frame, width: size.width, height: size.height, kind: kind, color: options.color)
+            let image = try input.make(frame, width: size.width, height: size.height, layout: kind.layout, color: options.color)
             candidates = try kind.decode(try session.run(image), input: size, threshold: threshold)
             keep = try nonMaximumSuppression(candidates, threshold: threshold, overlap: Float(options.nmsIoU > 0 ? options.nmsIoU : 0.3))
         } catch let error as InferenceError {

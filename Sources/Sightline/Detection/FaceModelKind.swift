@@ -31,11 +31,11 @@ public enum FaceModelKind: Sendable, Equatable {
     }
 
     /// Channel order and value map of the input image.
-    var layout: (rgb: Bool, scale: Float, offset: Float) {
+    var layout: InputLayout {
         switch self {
-        case .yunetLegacy: return (false, 1, 0)
-        case .ultraface: return (true, 1.0 / 128, -127.0 / 128)
-        case .centerface: return (true, 1, 0)
+        case .yunetLegacy: return InputLayout(rgb: false, scale: 1, offset: 0)
+        case .ultraface: return InputLayout(rgb: true, scale: 1.0 / 128, offset: -127.0 / 128)
+        case .centerface: return InputLayout(rgb: true, scale: 1, offset: 0)
         }
     }
 
@@ -182,10 +182,34 @@ public enum FaceModelKind: Sendable, Equatable {
     }
 }
 
+extension KnownModel {
+    /// How the model is fed and decoded.
+    public var kind: FaceModelKind {
+        switch name {
+        case "yunet": return .yunetLegacy
+        case "ultraface": return .ultraface(width: 320, height: 240)
+        case "ultraface-640": return .ultraface(width: 640, height: 480)
+        default: return .centerface
+        }
+    }
+}
+
 /// A face as a model gave it, in input-image pixels.
 struct FaceCandidate {
     var x, y, w, h: Float
     var score: Float
     /// Empty, or x0, y0 … x4, y4: eyes, nose tip, mouth corners, the image's left first.
     var landmarks: [Float]
+}
+
+/// OpenCV's non-maximum suppression (the boxes kept, best score first).
+func nonMaximumSuppression(_ candidates: [FaceCandidate], threshold: Float, overlap: Float) throws -> [Int] {
+    guard !candidates.isEmpty else { return [] }
+    let boxes = candidates.flatMap { [$0.x, $0.y, $0.w, $0.h] }
+    let scores = candidates.map(\.score)
+    var keep = [Int32](repeating: 0, count: candidates.count)
+    var error = [CChar](repeating: 0, count: 256)
+    let n = slv_nms_boxes(boxes, scores, Int32(candidates.count), threshold, overlap, &keep, &error, error.count)
+    guard n >= 0 else { throw InferenceError.failed(error.cString) }
+    return keep.prefix(Int(n)).map(Int.init)
 }

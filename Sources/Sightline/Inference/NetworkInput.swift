@@ -15,13 +15,12 @@ final class NetworkInput {
 
     /// The frame at `width` x `height`, turned for display, in the model's channel order and
     /// value range; in colour when `color` and the frame has chroma planes.
-    func make(_ frame: VideoFrame, width: Int, height: Int, kind: FaceModelKind, color: Bool) throws -> NetworkInputImage {
+    func make(_ frame: VideoFrame, width: Int, height: Int, layout: InputLayout, color: Bool) throws -> NetworkInputImage {
         var image = frame.yuv
         var o = slv_dnn_input_options()
         o.width = Int32(width)
         o.height = Int32(height)
         o.rotation = Int32(frame.rotation.degrees)
-        let layout = kind.layout
         o.rgb = layout.rgb ? 1 : 0
         o.scale = layout.scale
         o.offset = layout.offset
@@ -34,14 +33,10 @@ final class NetworkInput {
     }
 }
 
-/// OpenCV's non-maximum suppression (the boxes kept, best score first).
-func nonMaximumSuppression(_ candidates: [FaceCandidate], threshold: Float, overlap: Float) throws -> [Int] {
-    guard !candidates.isEmpty else { return [] }
-    let boxes = candidates.flatMap { [$0.x, $0.y, $0.w, $0.h] }
-    let scores = candidates.map(\.score)
-    var keep = [Int32](repeating: 0, count: candidates.count)
-    var error = [CChar](repeating: 0, count: 256)
-    let n = slv_nms_boxes(boxes, scores, Int32(candidates.count), threshold, overlap, &keep, &error, error.count)
-    guard n >= 0 else { throw InferenceError.failed(error.cString) }
-    return keep.prefix(Int(n)).map(Int.init)
+/// How a network wants its input image: channel order and the map from 0..255 to its values
+/// (value × scale + offset).
+struct InputLayout {
+    var rgb: Bool
+    var scale: Float
+    var offset: Float
 }

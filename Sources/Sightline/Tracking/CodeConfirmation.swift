@@ -1,11 +1,3 @@
-/// Whether a code track's payload is trusted yet.
-public enum CodeTrackState: String, Sendable {
-    /// The same bytes were read often enough (see `CodeConfirmation`).
-    case confirmed
-    /// Not yet, or never: possibly a misread (1D readers in noise, a code glimpsed once).
-    case unconfirmed
-}
-
 /// The confirmation rule of code tracks: a track is confirmed once its bytes were read in `reads`
 /// of the last `window` analyzed frames, and stays confirmed. Symbologies with error correction
 /// (QR, Micro QR, DataMatrix, Aztec, PDF417, MaxiCode) confirm on their first read: a misread

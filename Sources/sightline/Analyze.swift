@@ -57,50 +57,36 @@ struct Analyze: ParsableCommand {
     }
 
     func run() throws {
-        // Find (and hash) the DNN model before opening the input: a missing model is reported first.
-        let faceOptions = try detection.faceDetectorOptions()
-        let codeOptions = try detection.codeReaderOptions()
+        // The detectors (and a DNN model) and a mask image are set up before the input opens:
+        // what is missing is reported before any output exists.
+        let analysis = try detection.analysis()
+        let painter = try render.map { _ in try rendering.painter() }
         VideoFileSource.showLibraryWarnings(decoding.verbose)
-        // A mask image is loaded before any output exists: a bad one is reported first.
-        let rendered = try render.map { path in (path: path, painter: try rendering.painter()) }
         let source = try decoding.open(input, stream: stream, start: start, duration: duration, warmup: warmup ?? 0,
                                        keepAudio: render != nil)
-        let pipeline = try AnalysisPipeline(source: source, faces: faceOptions, codes: codeOptions,
-                                          threads: detection.workerThreads, detectEvery: detection.detectEvery)
-        let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
-                                         lanes: detection.workerThreads,
-                                         faces: faceOptions, codes: codeOptions)
-        // A part of a video (a shard) is written under a temporary name and renamed when complete,
-        // so a killed or failed run never leaves a file that looks finished.
-        let partial = output != "-" && (start != nil || duration != nil) ? output + ".partial" : nil
-        let writer = try JSONLinesWriter(path: partial ?? output)
-        let renderer = try rendered.map { path, painter in
-            OverlayRenderer(painter: painter,
-                            writer: try MP4Writer(path: path, source: source, options: rendering.encoder),
-                            audioFrom: source)
+        var configuration = detection.configuration(source: source, analysis: analysis)
+        if let start, warmup != nil { configuration.warmupEnds = start }
+        configuration.timing = timing
+        let run = try Run(configuration)
+
+        // The records last: their summary counts the other outputs' failures. A part of a video
+        // (a shard) gets its name only when complete, so a killed run never leaves one that looks finished.
+        var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: duration))]
+        if let render, let painter {
+            sinks.append(OverlayRenderer(painter: painter, writer: try MP4Writer(path: render, source: source, options: rendering.encoder),
+                                         audioFrom: source))
         }
-        let out = RunOutput(tracking: tracking, writer: writer, renderer: renderer,
-                            thumbnails: try thumbnails.map { try ThumbnailCollector(directory: $0) },
-                            progress: Progress(quiet: quiet,
-                                               totalFrames: Progress.expectedFrames(source.info, start: start, duration: duration)))
-        if let start, warmup != nil { out.warmupEnds = start }
+        if let thumbnails { sinks.append(try ThumbnailCollector(directory: thumbnails)) }
+        sinks.append(try RecordsSink(path: output, stream: StreamRecord(run: run, start: start, duration: duration, warmup: warmup),
+                                     atomically: start != nil || duration != nil))
 
         // SIGINT/SIGTERM: stop reading, finish the frames in flight, write the summary.
-        let signals = stopOnSignals { pipeline.stop() }
+        let signals = stopOnSignals { run.stop() }
         defer { signals.forEach { $0.cancel() } }
-
-        try writer.write(StreamRecord(tool: "sightline \(sightlineVersion)", stream: source.info,
-                                      faces: faceOptions, codes: codeOptions, tracking: tracking.configuration,
-                                      start: start, duration: duration, warmup: warmup).json)
-        let result = try pipeline.run { try out.take($0, frame: $1) }
-        try out.finish(result, timing: timing)
-
-        if result.interrupted { throw ExitCode(130) }
-        if let partial, rename(partial, output) != 0 {
-            throw SightlineError.writeFailed(path: output, reason: "cannot rename \(partial) to it: \(String(cString: strerror(errno)))")
-        }
-        if !result.damage.isEmpty {
-            throw SightlineError.inputDamaged(path: input, reason: "\(result.damage) (\(out.summary.frames) frames analyzed)")
+        let summary = try run.run(into: sinks)
+        if summary.interrupted { throw ExitCode(130) }
+        if !summary.damage.isEmpty {
+            throw SightlineError.inputDamaged(path: input, reason: "\(summary.damage) (\(summary.frames) frames analyzed)")
         }
     }
 }

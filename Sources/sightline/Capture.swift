@@ -76,10 +76,9 @@ struct Capture: ParsableCommand {
     }
 
     func run() throws {
-        let faceOptions = try detection.faceDetectorOptions()
-        let codeOptions = try detection.codeReaderOptions()
-        // A mask image that cannot be read fails here, before the camera opens.
-        let recording = try record.map { path in (path: path, painter: try rendering.painter()) }
+        // The detectors and a mask image are set up before the camera opens.
+        let analysis = try detection.analysis()
+        let painter = try record.map { _ in try rendering.painter() }
         VideoFileSource.showLibraryWarnings(false)   // the encoder's chatter
         var cameraOptions = CameraOptions(device: device)
         cameraOptions.size = size
@@ -88,27 +87,32 @@ struct Capture: ParsableCommand {
         cameraOptions.maxFrames = frames
         cameraOptions.maxSeconds = duration
         let camera = try CameraSource(options: cameraOptions)
-        let pipeline = try AnalysisPipeline(source: camera, faces: faceOptions, codes: codeOptions,
-                                          threads: detection.workerThreads, detectEvery: detection.detectEvery,
-                                          policy: noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames)
-        let tracking = try TrackingStage(tracker: detection.trackerOptions, detectEvery: detection.detectEvery,
-                                         lanes: detection.workerThreads,
-                                         faces: faceOptions, codes: codeOptions)
-        let writer = try JSONLinesWriter(path: output)
-        let recorder = try recording.map { path, painter in
-            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: camera.info, options: rendering.encoder))
-        }
-        let out = RunOutput(tracking: tracking, writer: writer, renderer: recorder,
-                            thumbnails: try thumbnails.map { try ThumbnailCollector(directory: $0) },
-                            progress: Progress(quiet: quiet, totalFrames: frames))
-        out.progressNote = { [unowned out] record in
-            let latency = camera.latency(pts: record.pts).map { String(format: "latency %.2fs  ", $0) } ?? ""
-            return latency + "dropped \(out.summary.droppedFrames)  lost \(camera.lostFrames)"
-        }
+        var configuration = detection.configuration(source: camera, analysis: analysis)
+        configuration.backpressure = noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames
+        configuration.timing = timing
+        let run = try Run(configuration)
 
-        // SIGINT/SIGTERM: stop capturing, finish the frames in flight; SIGUSR1: pause the recording.
+        let progress = ProgressLine(quiet: quiet, totalFrames: frames)
+        progress.note = { record, dropped in
+            let latency = camera.latency(pts: record.pts).map { String(format: "latency %.2fs  ", $0) } ?? ""
+            return latency + "dropped \(dropped)  lost \(camera.lostFrames)"
+        }
+        var sinks: [FrameSink] = [progress]
+        // SIGUSR1 pauses and resumes the recording.
         let paused = SignalFlag()
-        var handlers = stopOnSignals { pipeline.stop() }
+        if let record, let painter {
+            let recorder = OverlayRenderer(painter: painter, writer: try MP4Writer(path: record, stream: camera.info, options: rendering.encoder))
+            recorder.isPaused = { paused.isRequested }
+            sinks.append(recorder)
+        }
+        if let thumbnails { sinks.append(try ThumbnailCollector(directory: thumbnails)) }
+        var stream = StreamRecord(run: run, duration: duration)
+        stream.camera = camera.camera
+        stream.camera?.dropLateFrames = !noDrop
+        sinks.append(try RecordsSink(path: output, stream: stream))
+
+        // SIGINT/SIGTERM: stop capturing, finish the frames in flight.
+        var handlers = stopOnSignals { run.stop() }
         handlers.append(onSignal(SIGUSR1) {
             let nowPaused = paused.toggle()
             if record != nil, !quiet {
@@ -116,21 +120,9 @@ struct Capture: ParsableCommand {
             }
         })
         defer { handlers.forEach { $0.cancel() } }
-        out.rendering = { !paused.isRequested }
-
-        var stream = StreamRecord(tool: "sightline \(sightlineVersion)", stream: camera.info, faces: faceOptions,
-                                  codes: codeOptions, tracking: tracking.configuration, duration: duration)
-        stream.camera = camera.camera
-        stream.camera?.dropLateFrames = !noDrop
-        try writer.write(stream.json)
-        let result = try pipeline.run { try out.take($0, frame: $1) }
-        try out.finish(result, timing: timing) { summary in
-            summary.live = true
-            summary.lostFrames = camera.lostFrames
-        }
-
-        if let readError = result.damage.readError {
-            throw SightlineError.inputDamaged(path: device, reason: readError + " (\(out.summary.frames) frames captured)")
+        let summary = try run.run(into: sinks)
+        if let readError = summary.damage.readError {
+            throw SightlineError.inputDamaged(path: device, reason: readError + " (\(summary.frames) frames captured)")
         }
     }
 }

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Sightline
 
-/// Detector, tracking and threading options shared by `analyze` and `capture`.
-struct DetectionOptions: ParsableArguments {
+/// The face detector and code reader: shared by every command that detects (`analyze`,
+/// `capture`, `snapshot`).
+struct DetectorOptions: ParsableArguments {
     @Option(help: """
         Face detector: centerface (CenterFace, 5 landmarks, the default), yunet (YuNet, 5 \
         landmarks), ultraface (UltraFace RFB-320), ultraface-640 (UltraFace RFB-640), haar-alt2 \
@@ -80,11 +81,67 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("code-text"), help: "zxing: what a code's text holds: plain (payload, character sets applied), eci (with ECI designators), hri (human readable, GS1 in parentheses), escaped (non-printables escaped), hex (payload bytes).")
     var codeText: CodeTextMode = .plain
 
+    func validate() throws {
+        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
+        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
+        if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
+        if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
+        if faces.model == nil {
+            if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
+            if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
+        }
+        let unsupported = try codeReaderOptions().unsupportedSymbologies()
+        if !unsupported.isEmpty {
+            throw ValidationError("--codes \(codes.rawValue) cannot read \(unsupported.map(\.rawValue).joined(separator: ", ")).")
+        }
+    }
+
+    func faceDetectorOptions(workers: Int) throws -> FaceDetectorOptions {
+        var options = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
+        options.scaleFactor = faceStep
+        options.attributes = faceAttributes == .on
+        options.threshold = faceThreshold
+        options.modelPath = faceModel
+        options.color = !faceGray
+        options.runtime = dnnRuntime
+        options.workers = workers
+        return options
+    }
+
+    func codeReaderOptions() throws -> CodeReaderOptions {
+        var set = Set<Symbology>()
+        for name in (symbologies ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+            guard let s = Symbology(rawValue: name) else {
+                throw ValidationError("unknown symbology '\(name)' in --symbologies; known: \(Symbology.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            set.insert(s)
+        }
+        var options = CodeReaderOptions(backend: codes, symbologies: set)
+        options.tryHarder = codeTryHarder == .on
+        options.tryRotate = codeTryRotate == .on
+        options.tryInvert = codeTryInvert == .on
+        options.tryDownscale = codeTryDownscale == .on
+        options.binarizer = codeBinarizer
+        options.textMode = codeText
+        return options
+    }
+
+    /// The detectors of a run with `workers` analysis threads, with a DNN model looked up (and
+    /// hashed) and its runtime loaded: what is missing is reported before any input is opened.
+    func analysis(workers: Int = 1) throws -> Analysis {
+        .detect(faces: try faceDetectorOptions(workers: workers).resolvingModel(), codes: try codeReaderOptions())
+    }
+}
+
+/// The detectors, their schedule, tracking and threads: shared by `analyze` and `capture`.
+struct DetectionOptions: ParsableArguments {
+    @OptionGroup var detectors: DetectorOptions
+
     @Option(name: .customLong("code-full-every"), help: """
         zxing: the full search (the --code-try-* passes) on every Nth frame, a quick search (none \
         of them) on the frames between; 1: the full search on every frame.
         """)
-    var codeFullEvery: Int = CodeReaderOptions().fullSearchEvery
+    var codeFullEvery: Int = Schedule().codeFullEvery
 
     @Option(name: .customLong("code-confirm-reads"), help: """
         A code track is confirmed once its bytes were read in this many of the last \
@@ -109,65 +166,27 @@ struct DetectionOptions: ParsableArguments {
     var maxGap: Int = 15
 
     func validate() throws {
-        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
-        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
-        if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
         if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
-        if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
-        if faces.model == nil {
-            if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
-            if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
-        }
         if !(1...1000).contains(codeFullEvery) { throw ValidationError("--code-full-every must be between 1 and 1000, not \(codeFullEvery).") }
         if !(1...100).contains(codeConfirmWindow) { throw ValidationError("--code-confirm-window must be between 1 and 100 frames, not \(codeConfirmWindow).") }
         if !(1...codeConfirmWindow).contains(codeConfirmReads) {
             throw ValidationError("--code-confirm-reads must be between 1 and --code-confirm-window (\(codeConfirmWindow)), not \(codeConfirmReads).")
         }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
-        let unsupported = try codeReaderOptions().unsupportedSymbologies()
-        if !unsupported.isEmpty {
-            throw ValidationError("--codes \(codes.rawValue) cannot read \(unsupported.map(\.rawValue).joined(separator: ", ")).")
-        }
     }
 
     var workerThreads: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
 
-    /// The face detector settings, with a DNN model looked up (and hashed): a missing model is
-    /// reported before any input is opened.
-    func faceDetectorOptions() throws -> FaceDetectorOptions {
-        var options = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
-        options.scaleFactor = faceStep
-        options.attributes = faceAttributes == .on
-        options.threshold = faceThreshold
-        options.modelPath = faceModel
-        options.color = !faceGray
-        options.runtime = dnnRuntime
-        options.workers = workerThreads
-        return try options.resolvingModel()
-    }
+    func analysis() throws -> Analysis { try detectors.analysis(workers: workerThreads) }
 
-    func codeReaderOptions() throws -> CodeReaderOptions {
-        var set = Set<Symbology>()
-        for name in (symbologies ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
-            guard let s = Symbology(rawValue: name) else {
-                throw ValidationError("unknown symbology '\(name)' in --symbologies; known: \(Symbology.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            set.insert(s)
-        }
-        var options = CodeReaderOptions(backend: codes, symbologies: set)
-        options.tryHarder = codeTryHarder == .on
-        options.tryRotate = codeTryRotate == .on
-        options.tryInvert = codeTryInvert == .on
-        options.tryDownscale = codeTryDownscale == .on
-        options.binarizer = codeBinarizer
-        options.textMode = codeText
-        options.fullSearchEvery = codeFullEvery
-        return options
-    }
-
-    var trackerOptions: TrackerOptions {
-        TrackerOptions(maxGap: maxGap, codeConfirmation: CodeConfirmation(reads: codeConfirmReads, window: codeConfirmWindow))
+    /// A run of these detectors over `source`, with tracking.
+    func configuration(source: FrameSource, analysis: Analysis) -> RunConfiguration {
+        var configuration = RunConfiguration(source: source, analysis: analysis)
+        configuration.schedule = Schedule(detectEvery: detectEvery, codeFullEvery: codeFullEvery)
+        configuration.tracking = TrackerOptions(maxGap: maxGap, codeConfirmation: CodeConfirmation(reads: codeConfirmReads, window: codeConfirmWindow))
+        configuration.threads = workerThreads
+        return configuration
     }
 }
 

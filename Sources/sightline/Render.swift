@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Sightline
-import Synchronization
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,46 +44,30 @@ struct Render: ParsableCommand {
         let source = try decoding.open(input, stream: replay.streamIndex, start: start, duration: replay.duration,
                                        keepAudio: true)
         try replay.check(source.info)
+        let run = try Run(RunConfiguration(source: source, analysis: .replay(replay)))
         let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let renderer = OverlayRenderer(painter: painter, writer: try MP4Writer(path: output, source: source, options: rendering.encoder),
                                        audioFrom: source)
-        let progress = Progress(quiet: quiet,
-                                totalFrames: Progress.expectedFrames(source.info, start: start, duration: replay.duration))
+        let sinks: [FrameSink?] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration)),
+                                   renderer, thumbnailCollector]
 
         // SIGINT/SIGTERM: stop reading and finish the video written so far.
-        let stop = SignalFlag()
-        let signals = stopOnSignals { stop.request() }
+        let signals = stopOnSignals { run.stop() }
         defer { signals.forEach { $0.cancel() } }
-
-        var frames = 0
+        let summary: SummaryRecord
         do {
-            while !stop.isRequested, let frame = try source.nextFrame() {
-                let record = try recordFile { try replay.record(for: frame) }
-                try renderer.render(record, on: frame)
-                try thumbnailCollector?.observe(record, frame: frame)
-                for track in replay.takeEndedTracks() { try thumbnailCollector?.trackEnded(track.id) }
-                frames += 1
-                progress.update(frames: frames, seconds: frame.seconds)
-            }
-            if !stop.isRequested { try recordFile { try replay.finish(framesDecoded: frames) } }
+            summary = try recordFile { try run.run(into: sinks.compactMap { $0 }) }
         } catch let error as SightlineError {
-            progress.finish()
+            // Overlays from records of another video are worthless: leave nothing behind.
             if case .recordsMismatch = error {
-                // Overlays from records of another video are worthless: leave nothing behind.
-                try? renderer.finish()
                 try? FileManager.default.removeItem(atPath: output)
                 thumbnailCollector?.discard()
             }
             throw error
         }
-        progress.finish()
-        try renderer.finish()
-        try thumbnailCollector?.finish()
-
-        if stop.isRequested { throw ExitCode(130) }
-        let damage = source.damage
-        if !damage.isEmpty {
-            throw SightlineError.inputDamaged(path: input, reason: "\(damage) (\(frames) frames rendered)")
+        if summary.interrupted { throw ExitCode(130) }
+        if !summary.damage.isEmpty {
+            throw SightlineError.inputDamaged(path: input, reason: "\(summary.damage) (\(summary.frames) frames rendered)")
         }
     }
 }

@@ -60,7 +60,7 @@ struct Report: ParsableCommand {
             let source = try decoding.open(video, stream: replay.streamIndex, start: replay.start, duration: replay.duration)
             try replay.check(source.info)
             let pictures = ThumbnailCollector()
-            let progress = Progress(quiet: quiet, totalFrames: Progress.expectedFrames(source.info, start: replay.start, duration: replay.duration))
+            let progress = ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: replay.start, duration: replay.duration))
             var frames = 0
             func endTracks() throws {
                 for track in replay.takeEndedTracks() {
@@ -90,7 +90,7 @@ struct Report: ParsableCommand {
             if !source.damage.isEmpty { damage = "\(source.damage) (\(frames) frames read)" }
         } else {
             let reader = try recordFile { try RecordStreamReader(path: records) }
-            let progress = Progress(quiet: quiet, totalFrames: nil)
+            let progress = ProgressLine(quiet: quiet, totalFrames: nil)
             while let item = try recordFile({ try reader.next() }) {
                 switch item {
                 case .frame(let record):

@@ -33,7 +33,7 @@ struct Snapshot: ParsableCommand {
 
     @OptionGroup var overlay: OverlayOptions
 
-    @OptionGroup var detection: DetectionOptions
+    @OptionGroup var detectors: DetectorOptions
 
     @OptionGroup var decoding: InputOptions
 
@@ -47,21 +47,21 @@ struct Snapshot: ParsableCommand {
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let painter = try overlay.painter()
         let replay = try records.map { path in try recordFile { try RecordReplay(records: path, input: input) } }
-        // Without records the detectors run: set them up (and find a DNN model) before reading.
-        let analyzer = try replay == nil ? FrameAnalyzer(faces: detection.faceDetectorOptions(), codes: detection.codeReaderOptions()) : nil
+        replay?.seeking = true
+        // Without records the detectors run on the frame alone (no tracking): set them up (and
+        // find a DNN model) before reading.
+        let analysis = try replay.map { Analysis.replay($0) } ?? detectors.analysis()
         let source = try decoding.open(input, stream: replay?.streamIndex ?? stream, start: at)
         try replay?.check(source.info)
-        guard let frame = try source.nextFrame() else {
+        var configuration = RunConfiguration(source: source, analysis: analysis)
+        configuration.tracking = nil
+        configuration.frameLimit = 1
+        let still = StillSink(painter: painter, path: output)
+        try recordFile { try Run(configuration).run(into: [still]) }
+        guard let record = still.record else {
             let end = source.info.duration.map { String(format: " (the video ends at %.3f s)", $0) } ?? ""
             throw SightlineError.timeOutOfRange(path: input, reason: String(format: "no frame at or after --at %.3f s", at) + end)
         }
-        let record: FrameRecord
-        if let replay {
-            record = try recordFile { try replay.record(matching: frame) }
-        } else {
-            record = analyzer!.analyze(frame)
-        }
-        try PNGWriter.write(try painter.still(record.written, on: frame), to: output)
         if json { print(record.json.serialized()) }
     }
 }

@@ -211,7 +211,7 @@ final class ModelFetchTests: XCTestCase {
         let deadline = Date().addingTimeInterval(20)
         var partial: [String] = []
         while Date() < deadline {
-            partial = installed(cache).filter { $0.hasSuffix(".part") }
+            partial = installed(cache).filter { $0.hasSuffix(".partial") }
             if let name = partial.first,
                let size = try? FileManager.default.attributesOfItem(atPath: cache.path + "/sightline/models/" + name)[.size] as? Int,
                size > 0 { break }

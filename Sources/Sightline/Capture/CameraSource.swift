@@ -46,6 +46,7 @@ public final class CameraSource: FrameSource {
     /// Frames the driver dropped before Sightline could take them (sequence-number gaps). Safe
     /// to read from any thread while capture goes on.
     public var lostFrames: Int { lost.load(ordering: .relaxed) }
+    public var isLive: Bool { true }
     private let lost = Atomic(0)
 
     private let device: V4L2Device

@@ -23,9 +23,6 @@ public struct CodeReaderOptions: Sendable, Equatable {
     public var tryDownscale = true
     public var binarizer: CodeBinarizer = .localAverage
     public var textMode: CodeTextMode = .plain
-    /// Run the full search (the `try…` settings above) on every Nth frame, and a quick search
-    /// (none of them) on the frames in between; 1: the full search on every frame.
-    public var fullSearchEvery = 15
 
     public init(backend: CodeBackend = .zxing, symbologies: Set<Symbology> = []) {
         self.backend = backend
@@ -39,9 +36,6 @@ public struct CodeReaderOptions: Sendable, Equatable {
 
     /// Symbologies the backend cannot read at all.
     public func unsupportedSymbologies() -> [Symbology] { unsupported(in: symbologies).sorted() }
-
-    /// Whether a frame gets the full search (by its index, so the same whatever the thread count).
-    public func searchesFully(frame index: Int) -> Bool { fullSearchEvery <= 1 || index % fullSearchEvery == 0 }
 
     private func unsupported(in set: Set<Symbology>) -> Set<Symbology> {
         switch backend {

@@ -47,6 +47,9 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var workers = 1
     /// DNN backends: the model file of this run, set by `resolvingModel()`.
     public internal(set) var model: ModelFile?
+    /// DNN backends: the runtime's name and version ("openvino 2026.4.1-…"), set by
+    /// `resolvingModel()` once the runtime is loaded.
+    public internal(set) var runtimeVersion: String?
 
     public init(backend: FaceBackend = .centerface, minFace: Int = 40, detectWidth: Int = 640) {
         self.backend = backend
@@ -78,6 +81,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
                 throw SightlineError.detectorUnavailable(name: backend.rawValue, reason: setupAdvice(error))
             }
         }
+        resolved.runtimeVersion = inferenceRuntimeVersion(runtime)
         return resolved
     }
 

@@ -6,7 +6,6 @@ public final class FrameAnalyzer: @unchecked Sendable {
     private let faceDetector: FaceDetecting?
     private let attributeReader: FaceAttributeReader?
     private let codeReader: CodeReader?
-    private let codeOptions: CodeReaderOptions
     /// Errors met on the frames this analyzer saw, by message.
     public private(set) var errors: [String] = []
 
@@ -14,7 +13,6 @@ public final class FrameAnalyzer: @unchecked Sendable {
         faceDetector = try makeFaceDetector(faces)
         attributeReader = faceDetector != nil && faces.attributes ? try FaceAttributeReader() : nil
         codeReader = try makeCodeReader(codes)
-        codeOptions = codes
     }
 
     /// The record of a frame a live source delivered while every worker was busy: on the
@@ -26,8 +24,9 @@ public final class FrameAnalyzer: @unchecked Sendable {
     }
 
     /// Runs the detectors on the whole frame; with `detect` false, only records the frame (the
-    /// tracking stage searches it around known objects).
-    public func analyze(_ frame: VideoFrame, detect: Bool = true) -> FrameRecord {
+    /// tracking stage searches it around known objects). `fullCodeSearch` false: the code
+    /// reader's quick search only.
+    public func analyze(_ frame: VideoFrame, detect: Bool = true, fullCodeSearch: Bool = true) -> FrameRecord {
         let luma = frame.luma
         var faceStatus = AnalyzerStatus.off, codeStatus = AnalyzerStatus.off
         var faces: [FaceObservation] = [], codes: [CodeObservation] = []
@@ -55,7 +54,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
         }
         if let codeReader {
             do {
-                codes = try codeReader.read(luma, rotation: frame.rotation, fully: codeOptions.searchesFully(frame: frame.index))
+                codes = try codeReader.read(luma, rotation: frame.rotation, fully: fullCodeSearch)
                 codeStatus = .ok
             } catch {
                 codeStatus = .error

@@ -4,7 +4,7 @@ import CZXing
 /// zxing-cpp 3.1 through its C API, on the luma plane without copying it.
 ///
 /// The full search is zxing's `ReadBarcodes` with the `try…` settings asked for, on the whole
-/// frame. The quick search, for the frames in between (`CodeReaderOptions.fullSearchEvery`),
+/// frame. The quick search, for the frames in between (`Schedule.codeFullEvery`),
 /// splits the work by where zxing spends it on video frames: 1D codes are read on a few scan
 /// lines of the full-size frame (cheap, rotated and inverted included); 2D codes need the whole
 /// frame binarized, so large frames are read at half size, and a symbol found there but not

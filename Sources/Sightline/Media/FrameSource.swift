@@ -7,6 +7,15 @@ public protocol FrameSource: AnyObject {
     var damage: DecodeDamage { get }
     /// The next frame in presentation order, or nil at the end.
     func nextFrame() throws -> VideoFrame?
+    /// A live source (a camera) never waits for analysis; its summary says how many frames the
+    /// driver dropped before they could be read (`lostFrames`).
+    var isLive: Bool { get }
+    var lostFrames: Int { get }
+}
+
+extension FrameSource {
+    public var isLive: Bool { false }
+    public var lostFrames: Int { 0 }
 }
 
 extension VideoFileSource: FrameSource {}

@@ -136,30 +136,12 @@ public struct ModelStore: Sendable {
         } catch {
             throw SightlineError.outputUnwritable(path: cacheDirectory, reason: Self.reason(error))
         }
-        removeStalePartialFiles(model)
-
-        let temporary = "\(cacheDirectory)/.\(model.file).\(getpid()).part"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw SightlineError.outputUnwritable(path: temporary, reason: String(cString: strerror(errno)))
-        }
-        PartialFiles.shared.add(temporary)
-        let output = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        var keep = false
-        defer {
-            try? output.close()
-            if !keep { unlink(temporary) }
-            PartialFiles.shared.remove(temporary)
-        }
-
+        // Nothing is left behind on failure, or when interrupted (through `PartialFiles`).
+        let file = try AtomicFile(path: final)
         let hasher = SHA256()
         var written = 0
         let sink: (Data) throws -> Void = { chunk in
-            do {
-                try output.write(contentsOf: chunk)
-            } catch {
-                throw SightlineError.writeFailed(path: temporary, reason: Self.reason(error))
-            }
+            try file.write(chunk)
             hasher.update(chunk)
             written += chunk.count
         }
@@ -189,15 +171,7 @@ public struct ModelStore: Sendable {
             throw SightlineError.checksumMismatch(name: model.name, source: source,
                                                   reason: "sha256 \(sha), expected \(model.sha256)")
         }
-        do {
-            try output.synchronize()
-        } catch {
-            throw SightlineError.writeFailed(path: temporary, reason: Self.reason(error))
-        }
-        guard rename(temporary, final) == 0 else {
-            throw SightlineError.outputUnwritable(path: final, reason: String(cString: strerror(errno)))
-        }
-        keep = true
+        try file.commit(sync: true)
         return .installed(final)
     }
 
@@ -225,19 +199,6 @@ public struct ModelStore: Sendable {
         }
     }
 
-    /// Temporary files of this model left by fetches that were killed (their process is gone).
-    private func removeStalePartialFiles(_ model: KnownModel) {
-        let prefix = ".\(model.file)."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: cacheDirectory) else { return }
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".part") {
-            let middle = name.dropFirst(prefix.count).dropLast(".part".count)
-            guard let pid = Int32(middle), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH {
-                unlink(cacheDirectory + "/" + name)
-            }
-        }
-    }
-
     static func reason(_ error: Error) -> String {
         if let error = error as? SightlineError { return error.description }
         if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
@@ -246,22 +207,5 @@ public struct ModelStore: Sendable {
         }
         if let error = error as? String { return error }
         return (error as NSError).localizedDescription
-    }
-}
-
-/// Temporary files being written, so a signal handler can remove them before the process exits.
-public final class PartialFiles: Sendable {
-    public static let shared = PartialFiles()
-    private let paths = Mutex<Set<String>>([])
-
-    func add(_ path: String) { paths.withLock { _ = $0.insert(path) } }
-    func remove(_ path: String) { paths.withLock { _ = $0.remove(path) } }
-
-    /// Deletes every temporary file still being written. Safe from any thread.
-    public func removeAll() {
-        paths.withLock { set in
-            for path in set { unlink(path) }
-            set.removeAll()
-        }
     }
 }

@@ -6,12 +6,21 @@ public final class JSONLinesWriter {
     public let path: String
     private let fd: Int32
     private let ownsDescriptor: Bool
+    /// Set when the file is written under a temporary name until `commit`.
+    private let atomic: AtomicFile?
 
-    /// `path` "-" writes to standard output.
-    public init(path: String) throws {
+    /// `path` "-" writes to standard output. `atomically`: write `PATH.partial` and rename it to
+    /// PATH on `commit` (see `AtomicFile`; ignored for standard output).
+    public init(path: String, atomically: Bool = false) throws {
         self.path = path
         if path == "-" {
             fd = STDOUT_FILENO
+            ownsDescriptor = false
+            atomic = nil
+        } else if atomically {
+            let file = try AtomicFile(path: path)
+            atomic = file
+            fd = file.descriptor
             ownsDescriptor = false
         } else {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -19,6 +28,7 @@ public final class JSONLinesWriter {
                 throw SightlineError.outputUnwritable(path: path, reason: String(cString: strerror(errno)))
             }
             ownsDescriptor = true
+            atomic = nil
         }
     }
 
@@ -36,15 +46,7 @@ public final class JSONLinesWriter {
         line.append("\n")
         try line.withUTF8 { try writeAll(fd, UnsafeRawBufferPointer($0), path: path == "-" ? "standard output" : path) }
     }
-}
 
-/// Writes all of `bytes` to `fd` (retrying after a signal); a failure names `path`.
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-    var offset = 0
-    while offset < bytes.count {
-        let n = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw SightlineError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
-        offset += n
-    }
+    /// A file written atomically gets its final name (nothing to do otherwise).
+    public func commit() throws { try atomic?.commit() }
 }

@@ -60,7 +60,7 @@ extension StreamRecord {
         var analyzers: [(String, JSON)] = []
         var faceMembers: [(String, JSON)] = [("backend", .string(faces.backend.rawValue))]
         if let known = faces.backend.model {
-            faceMembers += [("runtime", .string(inferenceRuntimeVersion(faces.runtime))),
+            faceMembers += [("runtime", .string(faces.runtimeVersion ?? faces.runtime.rawValue)),
                             ("model", .string(faces.model?.path ?? faces.modelPath ?? known.file)),
                             ("sha256", faces.model.map { .string($0.sha256) } ?? .null),
                             ("verified", .bool(faces.model?.verified ?? false)),
@@ -92,7 +92,7 @@ extension StreamRecord {
             codeMembers += [("try_harder", .bool(codes.tryHarder)), ("try_rotate", .bool(codes.tryRotate)),
                             ("try_invert", .bool(codes.tryInvert)), ("try_downscale", .bool(codes.tryDownscale)),
                             ("binarizer", .string(codes.binarizer.rawValue)), ("text_mode", .string(codes.textMode.rawValue)),
-                            ("full_every", .int(Int64(codes.fullSearchEvery)))]
+                            ("full_every", .int(Int64(schedule.codeFullEvery)))]
         }
         analyzers.append(("codes", .object(codeMembers)))
         analyzers.append(("tracking", .object([("max_gap", .int(Int64(tracking.maxGap))),

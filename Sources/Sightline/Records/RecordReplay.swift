@@ -6,7 +6,7 @@ import Foundation
 /// rotation), and
 /// every frame record must have the pts of the decoded frame it is paired with, in order, with no
 /// frame or record left over.
-public final class RecordReplay {
+public final class RecordReplay: RecordedFrames {
     public let recordsPath: String
     public let inputPath: String
     /// The recorded run's `--stream`, `--start` and `--duration`: decode the same stream and span.
@@ -92,6 +92,7 @@ public final class RecordReplay {
     /// The record of the next decoded frame: it must be the next frame record of the file, with
     /// the frame's index and pts.
     public func record(for frame: VideoFrame) throws -> FrameRecord {
+        if seeking { return try record(matching: frame) }
         guard let record = try peek() else {
             throw mismatch("\(describe(frame)) has no record (the records end after \(paired) frames)")
         }
@@ -105,6 +106,10 @@ public final class RecordReplay {
         paired += 1
         return record
     }
+
+    /// Frames are taken from the middle of the records (`snapshot`): `record(for:)` finds each
+    /// by its pts (see `record(matching:)`).
+    public var seeking = false
 
     /// The record with the frame's pts, skipping earlier records (`snapshot`: one frame, not a run
     /// from the start). Index numbers are not compared: they count from where decoding began.

@@ -13,6 +13,7 @@ public struct StreamRecord: Sendable {
     public var stream: VideoStreamInfo
     public var faces: FaceDetectorOptions
     public var codes: CodeReaderOptions
+    public var schedule: Schedule
     public var tracking: TrackingConfiguration
     public var start: Double?
     public var duration: Double?
@@ -21,15 +22,18 @@ public struct StreamRecord: Sendable {
     /// Live capture only: the camera, and how the run treats it.
     public var camera: CameraFacts?
 
-    public init(tool: String, stream: VideoStreamInfo, faces: FaceDetectorOptions, codes: CodeReaderOptions,
-                tracking: TrackingConfiguration, start: Double? = nil, duration: Double? = nil, warmup: Double? = nil) {
-        self.tool = tool
-        self.warmup = warmup
-        self.stream = stream
-        self.faces = faces
-        self.codes = codes
-        self.tracking = tracking
+    /// The stream record of a run that detects: its source, and its analyzers as the run
+    /// resolved them (model, runtime and its version). `start`, `duration`, `warmup`: the span
+    /// of the file asked for.
+    public init(run: Run, start: Double? = nil, duration: Double? = nil, warmup: Double? = nil) {
+        tool = "sightline \(sightlineVersion)"
+        stream = run.configuration.source.info
+        faces = run.faces ?? FaceDetectorOptions(backend: .off)
+        codes = run.codes ?? CodeReaderOptions(backend: .off)
+        schedule = run.configuration.schedule
+        tracking = run.tracking ?? TrackingConfiguration(maxGap: 0, detectEvery: schedule.detectEvery)
         self.start = start
         self.duration = duration
+        self.warmup = warmup
     }
 }

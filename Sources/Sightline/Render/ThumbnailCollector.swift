@@ -10,7 +10,7 @@ import Foundation
 /// the earlier frame (codes have no score, so their largest box wins). The crop is cut from the
 /// displayed (rotation-applied) picture as soon as an observation becomes the best, so at most one
 /// crop per live track is held, never a frame.
-public final class ThumbnailCollector {
+public final class ThumbnailCollector: FrameSink {
     /// Where the PNG files go; nil: kept in memory (`pictures`).
     public let directory: String?
     /// Files written so far, in order.
@@ -79,6 +79,14 @@ public final class ThumbnailCollector {
             best[c.id] = Best(kind: c.kind, score: c.score, area: c.box.area, image: image)
         }
     }
+
+    public func frame(_ record: FrameRecord, picture: VideoFrame?) throws {
+        if let picture { try observe(record.written, frame: picture) }
+    }
+
+    public func tracksEnded(_ tracks: [TrackRecord]) throws { for track in tracks { try trackEnded(track.id) } }
+
+    public func finish(_ summary: SummaryRecord) throws { try finish() }
 
     /// Writes the picture of a track that ended and lets go of it.
     public func trackEnded(_ id: Int) throws {

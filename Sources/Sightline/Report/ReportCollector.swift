@@ -146,3 +146,10 @@ public final class ReportCollector {
         o.bin = -1
     }
 }
+
+/// As a run's sink, the collector takes the frames and tracks as they come.
+extension ReportCollector: FrameSink {
+    public func frame(_ record: FrameRecord, picture: VideoFrame?) throws { add(record) }
+    public func tracksEnded(_ tracks: [TrackRecord]) throws { tracks.forEach(add) }
+    public func finish(_ summary: SummaryRecord) throws { finish() }
+}

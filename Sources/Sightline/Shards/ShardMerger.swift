@@ -247,11 +247,8 @@ public struct ShardMerger {
 
         let maxGap = ((shards.first?.stream["analyzers"] as? [String: Any])?["tracking"] as? [String: Any])?["max_gap"] as? NSNumber
         let gap = maxGap?.intValue ?? 15
-        let partial = output + ".partial"
-        let writer = try JSONLinesWriter(path: partial)
         // A merge that fails half way leaves no file behind.
-        var complete = false
-        defer { if !complete { unlink(partial) } }
+        let writer = try JSONLinesWriter(path: output, atomically: true)
         try writer.write(line: shards.first?.sharedStreamLine ?? "")
         var tracks = TrackBook()
         var summary = SummaryRecord()
@@ -293,10 +290,7 @@ public struct ShardMerger {
         summary.damage.corruptFrames = shards.reduce(0) { $0 + (($1.summary["corrupt_frames"] as? NSNumber)?.intValue ?? 0) }
         summary.damage.readError = shards.lazy.compactMap { $0.summary["read_error"] as? String }.first
         try writer.write(summary.json)
-        if rename(partial, output) != 0 {
-            throw SightlineError.writeFailed(path: output, reason: "cannot rename \(partial) to it: \(String(cString: strerror(errno)))")
-        }
-        complete = true
+        try writer.commit()
         return summary
     }
 }

@@ -27,7 +27,7 @@ public final class AnalysisPipeline: @unchecked Sendable {
     private let source: FrameSource
     private let analyzers: [FrameAnalyzer]
     private let policy: BackpressurePolicy
-    private let detectEvery: Int
+    private let schedule: Schedule
     private let stopRequested = Atomic(false)
 
     public struct Result: Sendable {
@@ -39,19 +39,17 @@ public final class AnalysisPipeline: @unchecked Sendable {
     }
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
-    /// any output is written.
-    /// `detectEvery`: full-frame detection on every Nth frame only (the others are left to the
+    /// any output is written. `faces` must be resolved (`resolvingModel`). The schedule's
+    /// full-frame detection runs on every `detectEvery`th frame only (the others are left to the
     /// tracking stage's region search).
-    public init(source: FrameSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
-                detectEvery: Int = 1, policy: BackpressurePolicy = .wait) throws {
+    init(source: FrameSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
+         schedule: Schedule, policy: BackpressurePolicy) throws {
         self.source = source
         self.policy = policy
-        self.detectEvery = max(1, detectEvery)
+        self.schedule = schedule
         let workers = max(1, threads)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
-        // A DNN model file is looked up and hashed once, not per worker.
-        let faces = try faces.resolvingModel()
         analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes) }
     }
 
@@ -60,7 +58,7 @@ public final class AnalysisPipeline: @unchecked Sendable {
 
     /// Runs to the end of the source (or until `stop`), calling `sink` with each record and its
     /// frame in order. An error thrown by `sink` stops the pipeline and is rethrown.
-    public func run(_ sink: (FrameRecord, VideoFrame) throws -> Void) throws -> Result {
+    func run(_ sink: (FrameRecord, VideoFrame) throws -> Void) throws -> Result {
         // Frames waiting for a worker, and frames read but not yet handed to the sink.
         let workers = analyzers.count
         let (queued, inFlight): (Int, Int)
@@ -78,6 +76,7 @@ public final class AnalysisPipeline: @unchecked Sendable {
         let group = DispatchGroup()
         let sourceError = Mutex<Error?>(nil)
         let delivered = Atomic(0)
+        let detectEvery = schedule.detectEvery
         let dropLate: Bool
         if case .dropLateFrames = policy { dropLate = true } else { dropLate = false }
 
@@ -129,7 +128,8 @@ public final class AnalysisPipeline: @unchecked Sendable {
             let worker = Thread {
                 defer { group.leave() }
                 while let job = jobs.pop() {
-                    let record = analyzer.analyze(job.frame, detect: job.detect)
+                    let record = analyzer.analyze(job.frame, detect: job.detect,
+                                                  fullCodeSearch: self.schedule.fullCodeSearch(job.frame))
                     synchronizer.deliver(AnalyzedFrame(record: record, frame: job.frame), index: job.frame.index)
                 }
             }

@@ -1,0 +1,29 @@
+/// One output of a run: it takes the frames in presentation order with their track ids, the
+/// tracks as they end, and the summary at the end. The JSON Lines writer, the rendered video,
+/// thumbnails, a still, the report collector and the progress line are sinks.
+///
+/// A sink that throws is closed with what it has (`abandon`) and left out from then on; the
+/// other sinks go on, and its error is counted in the summary's `output_errors`.
+public protocol FrameSink: AnyObject {
+    /// A frame, with its picture (nil when the frames come from saved records alone).
+    func frame(_ record: FrameRecord, picture: VideoFrame?) throws
+    /// A frame of a shard's warm-up: analyzed and tracked, not part of the output.
+    func warmupFrame(_ record: FrameRecord) throws
+    /// Tracks that ended with the last frame, in id order.
+    func tracksEnded(_ tracks: [TrackRecord]) throws
+    /// The run is over: `summary` counts every frame and track, and the outputs that failed.
+    func finish(_ summary: SummaryRecord) throws
+    /// This sink failed: keep what it has (a video stays playable), take nothing more.
+    func abandon()
+    /// Whether the run goes on for this sink alone (false for the progress line: a run whose
+    /// outputs all failed stops).
+    var isOutput: Bool { get }
+}
+
+extension FrameSink {
+    public func warmupFrame(_ record: FrameRecord) throws {}
+    public func tracksEnded(_ tracks: [TrackRecord]) throws {}
+    public func finish(_ summary: SummaryRecord) throws {}
+    public func abandon() {}
+    public var isOutput: Bool { true }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Synchronization
+
+/// One run: source → analysis (workers, or saved records) → synchronizer → tracking → sinks.
+/// The commands build a `RunConfiguration` and their sinks; everything in between is here.
+///
+/// Sinks get every frame in presentation order. One that fails is closed with what it has and
+/// left out; the run stops only when no output is left, and `run` throws the first failure after
+/// the others are finished (the summary names it in `output_errors`).
+public final class Run: @unchecked Sendable {
+    // @unchecked Sendable: `stop` is the one method called from other threads; it only sets
+    // atomic flags.
+    public let configuration: RunConfiguration
+    /// Face detection as resolved for this run (the model file found and hashed, the runtime
+    /// loaded and its version known): what the stream record reports.
+    public let faces: FaceDetectorOptions?
+    public let codes: CodeReaderOptions?
+    /// The tracking settings, as the stream record reports them (nil without tracking).
+    public let tracking: TrackingConfiguration?
+    private let pipeline: AnalysisPipeline?
+    private let trackingStage: TrackingStage?
+    private let stopRequested = Atomic(false)
+
+    /// Sets up the analyzers of every worker, so a detector that cannot load fails before any
+    /// output is written.
+    public init(_ configuration: RunConfiguration) throws {
+        self.configuration = configuration
+        switch configuration.analysis {
+        case let .detect(faceOptions, codeOptions):
+            // A DNN model file is looked up and hashed once, not per worker.
+            let faces = try faceOptions.resolvingModel()
+            self.faces = faces
+            codes = codeOptions
+            pipeline = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
+                                            threads: configuration.threads, schedule: configuration.schedule,
+                                            policy: configuration.backpressure)
+            trackingStage = try configuration.tracking.map {
+                try TrackingStage(tracker: $0, schedule: configuration.schedule, lanes: configuration.threads,
+                                  faces: faces, codes: codeOptions)
+            }
+        case .replay:
+            faces = nil
+            codes = nil
+            pipeline = nil
+            trackingStage = nil
+        }
+        tracking = trackingStage?.configuration
+    }
+
+    /// Stops reading new frames; frames already read are still delivered. Safe from any thread.
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        pipeline?.stop()
+    }
+
+    /// Runs to the end of the source (or `stop`, or the frame limit) and returns the summary the
+    /// sinks were finished with. Sinks are finished in the order given: give the records last, so
+    /// their summary counts the other outputs' failures.
+    @discardableResult
+    public func run(into sinks: [FrameSink]) throws -> SummaryRecord {
+        let delivery = Delivery(sinks: sinks)
+        let started = ContinuousClock.now
+        var frames = 0
+        let take: (FrameRecord, VideoFrame) throws -> Void = { [self] analyzed, picture in
+            let (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
+            if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
+                delivery.each { try $0.warmupFrame(record) }
+            } else {
+                delivery.frame(record, picture: picture)
+                delivery.end(ended)
+            }
+            try delivery.checkOutputsLeft()
+            frames += 1
+            if let limit = configuration.frameLimit, frames >= limit { stop() }
+        }
+
+        var result = AnalysisPipeline.Result()
+        do {
+            switch configuration.analysis {
+            case .detect:
+                result = try pipeline!.run(take)
+            case .replay(let recorded):
+                let source = configuration.source
+                while !stopRequested.load(ordering: .relaxed), let picture = try source.nextFrame() {
+                    try take(try recorded.record(for: picture), picture)
+                    delivery.end(recorded.takeEndedTracks())
+                }
+                if !stopRequested.load(ordering: .relaxed) { try recorded.finish(framesDecoded: frames) }
+                result.frames = frames
+                result.damage = source.damage
+            }
+        } catch {
+            delivery.abandonAll()
+            throw error
+        }
+        if let trackingStage { delivery.end(trackingStage.finish()) }
+
+        var summary = delivery.summary
+        summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0)
+        summary.damage = result.damage
+        summary.interrupted = stopRequested.load(ordering: .relaxed)
+            && !(configuration.frameLimit.map { frames >= $0 } ?? false)
+        summary.live = configuration.source.isLive
+        summary.lostFrames = configuration.source.lostFrames
+        if configuration.timing {
+            let elapsed = (ContinuousClock.now - started).components
+            summary.wallSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+        }
+        return try delivery.finish(summary)
+    }
+}
+
+/// The sinks of a run still taking frames, the summary counted so far, and the first failure.
+private final class Delivery {
+    private var active: [FrameSink]
+    private(set) var summary = SummaryRecord()
+    private var failure: Error?
+
+    init(sinks: [FrameSink]) { active = sinks }
+
+    /// Calls `body` on every active sink; one that throws is abandoned.
+    func each(_ body: (FrameSink) throws -> Void) {
+        var failed: [Int] = []
+        for (i, sink) in active.enumerated() {
+            do { try body(sink) } catch {
+                failed.append(i)
+                if failure == nil { failure = error }
+                summary.outputErrors.append("\(error)")
+                sink.abandon()
+            }
+        }
+        for i in failed.reversed() { active.remove(at: i) }
+    }
+
+    func frame(_ record: FrameRecord, picture: VideoFrame) {
+        each { try $0.frame(record, picture: picture) }
+        summary.add(record)
+    }
+
+    func end(_ tracks: [TrackRecord]) {
+        guard !tracks.isEmpty else { return }
+        each { try $0.tracksEnded(tracks) }
+        summary.tracks += tracks.count
+    }
+
+    /// Stops the run (with the first failure) once no output is left.
+    func checkOutputsLeft() throws {
+        if let failure, !active.contains(where: \.isOutput) { throw failure }
+    }
+
+    func abandonAll() {
+        active.forEach { $0.abandon() }
+        active = []
+    }
+
+    /// Finishes the sinks in order, each with the failures of those before it; then throws the
+    /// first failure, if any.
+    func finish(_ counted: SummaryRecord) throws -> SummaryRecord {
+        summary = counted
+        for sink in active {
+            do { try sink.finish(summary) } catch {
+                if failure == nil { failure = error }
+                summary.outputErrors.append("\(error)")
+                sink.abandon()
+            }
+        }
+        if let failure { throw failure }
+        return summary
+    }
+}

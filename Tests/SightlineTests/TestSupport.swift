@@ -119,3 +119,6 @@ func jsonLines(_ data: Data) throws -> [[String: Any]] {
         return object
     }
 }
+
+/// Test helpers fail with a plain message (the library itself throws typed errors only).
+extension String: @retroactive Error {}

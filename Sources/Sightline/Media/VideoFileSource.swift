@@ -145,7 +145,7 @@ public final class VideoFileSource {
         ret = avformat_find_stream_info(fmt, nil)
         if ret < 0 {
             avformat_close_input(&format)
-            throw SightlineError.notMedia(path: path, reason: Self.message(ret))
+            throw SightlineError.notMedia(path: path, reason: "\(FFmpegError(ret))")
         }
 
         let streamCount = Int(fmt.pointee.nb_streams)
@@ -191,7 +191,7 @@ public final class VideoFileSource {
         codec.pointee.pkt_timebase = stream.pointee.time_base
         ret = avcodec_open2(codec, decoder, nil)
         if ret < 0 {
-            throw SightlineError.notMedia(path: path, reason: "cannot open the \(String(cString: decoder.pointee.name)) decoder: \(Self.message(ret))")
+            throw SightlineError.notMedia(path: path, reason: "cannot open the \(String(cString: decoder.pointee.name)) decoder: \(FFmpegError(ret))")
         }
         guard params.pointee.width > 0, params.pointee.height > 0 else {
             throw SightlineError.notMedia(path: path, reason: "video stream \(index) has no picture size")
@@ -248,7 +248,7 @@ public final class VideoFileSource {
             if uniformGrid == nil { scannedPTS = scanPacketTimes(until: target) }
             ret = avformat_seek_file(fmt, Int32(index), Int64.min, target, target, 0)
             if ret < 0 {
-                throw SightlineError.notMedia(path: path, reason: "cannot seek to \(from) s: \(Self.message(ret))")
+                throw SightlineError.notMedia(path: path, reason: "cannot seek to \(from) s: \(FFmpegError(ret))")
             }
         }
     }
@@ -385,9 +385,9 @@ public final class VideoFileSource {
         let ret = av_read_frame(format, packet)
         if ret < 0 {
             if ret != sl_averror_eof() {
-                damage.readError = "read error: " + Self.message(ret)
+                damage.readError = "read error: \(FFmpegError(ret))"
             } else if format.pointee.pb != nil, format.pointee.pb.pointee.error < 0 {
-                damage.readError = "read error: " + Self.message(format.pointee.pb.pointee.error)
+                damage.readError = "read error: \(FFmpegError(format.pointee.pb.pointee.error))"
             }
             avcodec_send_packet(codec, nil)
             draining = true
@@ -469,19 +469,13 @@ public final class VideoFileSource {
     }
 
     private static func openError(path: String, code: Int32) -> SightlineError {
-        let reason = message(code)
+        let reason = FFmpegError(code).description
         if code == sl_averror(ENOENT) || code == sl_averror(EACCES) || code == sl_averror(EISDIR) || code == sl_averror(EIO) {
             return .inputUnreadable(path: path, reason: reason)
         }
         return .notMedia(path: path, reason: reason)
     }
 
-    static func message(_ code: Int32) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
-            av_strerror(code, buffer.baseAddress, buffer.count)
-            return String(cString: buffer.baseAddress!)
-        }
-    }
 }
 
 /// Audio packets handed from the reading thread to the rendering thread.

@@ -1,6 +1,25 @@
 import CCurl
 import Foundation
 
+/// Why a download failed; the description is the reason `models fetch` prints.
+enum DownloadError: Error, CustomStringConvertible {
+    case setup
+    case cutShort(received: Int, expected: Int)
+    case status(Int)
+    case tooLarge(limit: Int)
+    case transfer(String)
+
+    var description: String {
+        switch self {
+        case .setup: return "cannot set up libcurl"
+        case let .cutShort(received, expected): return "the connection closed after \(received) of \(expected) bytes"
+        case .status(let status): return "HTTP status \(status)"
+        case .tooLarge(let limit): return "the server sent more than the \(limit - 1) bytes expected"
+        case .transfer(let reason): return reason
+        }
+    }
+}
+
 /// Streams the body of an http(s) URL into a sink, chunk by chunk, with libcurl. Fails on a
 /// non-2xx status, on a transfer cut short (fewer bytes than the Content-Length), on a body
 /// larger than `limit`, and when the sink throws.
@@ -27,7 +46,7 @@ final class HTTPDownload {
     /// Downloads `url`; returns when the transfer is complete, or throws.
     /// `timeout`: seconds without any data before giving up.
     static func run(url: URL, limit: Int, timeout: TimeInterval = 30, sink: @escaping (Data) throws -> Void) throws {
-        guard initialized, let curl = curl_easy_init() else { throw "cannot set up libcurl" }
+        guard initialized, let curl = curl_easy_init() else { throw DownloadError.setup }
         defer { curl_easy_cleanup(curl) }
         let download = HTTPDownload(curl: curl, limit: limit, sink: sink)
         let context = Unmanaged.passUnretained(download).toOpaque()
@@ -53,14 +72,14 @@ final class HTTPDownload {
         let status = sl_curl_response_code(curl)
         let expected = sl_curl_content_length(curl)
         if result == CURLE_PARTIAL_FILE || (result == CURLE_OK && expected >= 0 && Int64(download.received) != expected) {
-            throw "the connection closed after \(download.received) of \(expected) bytes"
+            throw DownloadError.cutShort(received: download.received, expected: expected)
         }
-        guard result == CURLE_OK else { throw String(cString: curl_easy_strerror(result)) }
+        guard result == CURLE_OK else { throw DownloadError.transfer(String(cString: curl_easy_strerror(result))) }
         try checkStatus(status)
     }
 
     private static func checkStatus(_ status: Int) throws {
-        guard (200..<300).contains(status) else { throw "HTTP status \(status)" }
+        guard (200..<300).contains(status) else { throw DownloadError.status(status) }
     }
 
     /// One chunk of the body; false stops the transfer.
@@ -69,7 +88,7 @@ final class HTTPDownload {
         do {
             try Self.checkStatus(sl_curl_response_code(curl))
             received += chunk.count
-            if received > limit { throw "the server sent more than the \(limit - 1) bytes expected" }
+            if received > limit { throw DownloadError.tooLarge(limit: limit) }
             try sink(Data(chunk))
             return true
         } catch {

@@ -205,7 +205,7 @@ public struct ModelStore: Sendable {
            underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {
             return String(cString: strerror(code.rawValue))
         }
-        if let error = error as? String { return error }
+        if let error = error as? DownloadError { return error.description }
         return (error as NSError).localizedDescription
     }
 }

@@ -265,4 +265,3 @@ extension FrameRecord {
     }
 }
 
-extension String: @retroactive Error {}

@@ -84,7 +84,7 @@ public final class MP4Writer {
             throw fail("H.264 (4:2:0) needs an even width and height, the video is \(width)x\(height)")
         }
         var ret = avcodec_open2(ctx, encoder, nil)
-        guard ret >= 0 else { throw fail("cannot open the \(encoderName) encoder: \(VideoFileSource.message(ret))") }
+        guard ret >= 0 else { throw fail("cannot open the \(encoderName) encoder: \(FFmpegError(ret))") }
         guard let st = avformat_new_stream(oc, nil) else { throw fail("cannot add a video stream") }
         stream = st
         avcodec_parameters_from_context(st.pointee.codecpar, ctx)
@@ -99,14 +99,14 @@ public final class MP4Writer {
         }
 
         ret = avio_open(&oc.pointee.pb, path, AVIO_FLAG_WRITE)
-        guard ret >= 0 else { throw fail(VideoFileSource.message(ret)) }
+        guard ret >= 0 else { throw fail("\(FFmpegError(ret))") }
         // Fragmented MP4 flushed per fragment: what was written stays playable if the process dies.
         oc.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
         var dict: OpaquePointer?
         av_dict_set(&dict, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
         ret = avformat_write_header(oc, &dict)
         av_dict_free(&dict)
-        guard ret >= 0 else { throw fail(VideoFileSource.message(ret)) }
+        guard ret >= 0 else { throw fail("\(FFmpegError(ret))") }
         packet = av_packet_alloc()
     }
 
@@ -133,7 +133,7 @@ public final class MP4Writer {
             packet.pointee.stream_index = audioStream.pointee.index
             packet.pointee.pos = -1
             let ret = av_interleaved_write_frame(format, packet)
-            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: VideoFileSource.message(ret)) }
+            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "\(FFmpegError(ret))") }
         }
     }
 
@@ -152,15 +152,15 @@ public final class MP4Writer {
     private func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws {
         guard let codec, let format, let packet else { return }
         var ret = avcodec_send_frame(codec, frame)
-        guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "encoder: \(VideoFileSource.message(ret))") }
+        guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "encoder: \(FFmpegError(ret))") }
         while true {
             ret = avcodec_receive_packet(codec, packet)
             if ret == sl_averror(EAGAIN) || ret == sl_averror_eof() { return }
-            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "encoder: \(VideoFileSource.message(ret))") }
+            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "encoder: \(FFmpegError(ret))") }
             av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             packet.pointee.stream_index = stream.pointee.index
             ret = av_interleaved_write_frame(format, packet)
-            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: VideoFileSource.message(ret)) }
+            guard ret >= 0 else { throw SightlineError.writeFailed(path: path, reason: "\(FFmpegError(ret))") }
         }
     }
 }

@@ -37,9 +37,9 @@ public final class MaskImage {
         av_dict_free(&dict)
         guard ret >= 0, let fmt = format else {
             if ret == sl_averror(ENOENT) || ret == sl_averror(EACCES) {
-                throw SightlineError.imageUnreadable(path: path, reason: VideoFileSource.message(ret))
+                throw SightlineError.imageUnreadable(path: path, reason: "\(FFmpegError(ret))")
             }
-            throw notImage(VideoFileSource.message(ret))
+            throw notImage("\(FFmpegError(ret))")
         }
         var codec: UnsafeMutablePointer<AVCodecContext>?
         var packet = av_packet_alloc()
@@ -61,7 +61,7 @@ public final class MaskImage {
         guard let codec, let packet, let frame else { throw SightlineError.internal("out of memory decoding \(path)") }
         avcodec_parameters_to_context(codec, params)
         ret = avcodec_open2(codec, decoder, nil)
-        guard ret >= 0 else { throw notImage(VideoFileSource.message(ret)) }
+        guard ret >= 0 else { throw notImage("\(FFmpegError(ret))") }
         // The first picture: feed packets until the decoder gives one (then drain at the end).
         var decoded = false
         while !decoded {

@@ -30,7 +30,7 @@ public enum PNGWriter {
         codec.pointee.pix_fmt = AV_PIX_FMT_RGB24
         codec.pointee.time_base = av_make_q(1, 25)
         var ret = avcodec_open2(codec, encoder, nil)
-        guard ret >= 0 else { throw fail(VideoFileSource.message(ret)) }
+        guard ret >= 0 else { throw fail("\(FFmpegError(ret))") }
         frame.pointee.width = Int32(image.width)
         frame.pointee.height = Int32(image.height)
         frame.pointee.format = AV_PIX_FMT_RGB24.rawValue
@@ -44,7 +44,7 @@ public enum PNGWriter {
             }
         }
         ret = avcodec_send_frame(codec, frame)
-        guard ret >= 0 else { throw fail(VideoFileSource.message(ret)) }
+        guard ret >= 0 else { throw fail("\(FFmpegError(ret))") }
         avcodec_send_frame(codec, nil)
         var out = Data()
         while avcodec_receive_packet(codec, packet) >= 0 {

@@ -80,13 +80,8 @@ struct Capture: ParsableCommand {
         let analysis = try detection.analysis()
         let painter = try record.map { _ in try rendering.painter() }
         VideoFileSource.showLibraryWarnings(false)   // the encoder's chatter
-        var cameraOptions = CameraOptions(device: device)
-        cameraOptions.size = size
-        cameraOptions.fps = fps
-        cameraOptions.mirror = mirror
-        cameraOptions.maxFrames = frames
-        cameraOptions.maxSeconds = duration
-        let camera = try CameraSource(options: cameraOptions)
+        let camera = try CameraSource(options: CameraOptions(device: device, size: size, fps: fps, mirror: mirror,
+                                                             maxFrames: frames, maxSeconds: duration))
         var configuration = detection.configuration(source: camera, analysis: analysis)
         configuration.backpressure = noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames
         configuration.timing = timing

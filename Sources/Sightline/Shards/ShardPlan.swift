@@ -138,3 +138,47 @@ public struct ShardPlanner {
         }
     }
 }
+
+extension Shard {
+    /// The shards of a plan file written by `sightline plan` (a malformed or empty plan:
+    /// `RecordFileError`).
+    public static func readPlan(_ plan: String) throws -> [Shard] {
+        guard let data = FileManager.default.contents(atPath: plan) else {
+            throw RecordFileError(path: plan, line: 0, reason: "cannot read the plan: missing or unreadable", unreadable: true)
+        }
+        var shards: [Shard] = []
+        for (offset, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+                throw RecordFileError(path: plan, line: offset + 1, reason: "not a JSON object")
+            }
+            do { shards.append(try Shard(json: object)) } catch {
+                throw RecordFileError(path: plan, line: offset + 1, reason: "\(error)")
+            }
+        }
+        guard !shards.isEmpty else { throw RecordFileError(path: plan, line: 0, reason: "no shards: the plan is empty") }
+        return shards
+    }
+
+    /// The planned shard whose run wrote `path`: the same input and start.
+    public static func written(at path: String, in shards: [Shard], plan: String) throws -> Shard {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SightlineError.inputUnreadable(path: path, reason: "shard output missing or unreadable")
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
+        guard let line = head.split(separator: UInt8(ascii: "\n")).first,
+              let stream = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+              stream["type"] as? String == "stream", let source = stream["source"] as? String else {
+            throw SightlineError.shardRejected(path: path, reason: "no stream record on its first line (empty, truncated or not written by sightline analyze)")
+        }
+        let start = (stream["start"] as? NSNumber)?.doubleValue ?? 0
+        let ofInput = shards.filter { $0.input == source }
+        guard !ofInput.isEmpty else {
+            throw SightlineError.shardRejected(path: path, reason: "a shard of \(source), which is not an input of \(plan)")
+        }
+        guard let shard = ofInput.first(where: { abs($0.start - start) < 1e-6 }) else {
+            throw SightlineError.shardRejected(path: path, reason: String(format: "starts at %.6f s, where no shard of %@ in %@ starts (overlapping or misplaced shard)", start, source, plan))
+        }
+        return shard
+    }
+}

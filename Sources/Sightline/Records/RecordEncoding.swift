@@ -212,7 +212,7 @@ extension TrackRecord {
         if let meanScore { members.append(("mean_score", .fixed(meanScore, digits: Precision.score))) }
         if let symbology { members.append(("symbology", .string(symbology.rawValue))) }
         if let text { members.append(("text", .string(text))) }
-        if let bytes, String(validatingUTF8Bytes: bytes) == nil {
+        if let bytes, !(text ?? "").utf8.elementsEqual(bytes) {
             members.append(("bytes", .string(Data(bytes).base64EncodedString())))
         }
         if let state { members.append(("state", .string(state.rawValue))) }

@@ -246,3 +246,23 @@ extension SummaryRecord {
         return .object(members)
     }
 }
+
+extension SummaryRecord {
+    /// Adds what another run's summary (`summary` as parsed JSON) counted that its frame records do
+    /// not show: a shard's, to the merged summary. Every field of `json` is either here or counted
+    /// again from the frame and track records (frames, observations, distinct codes, tracks,
+    /// dropped frames).
+    public mutating func addRunCounts(of summary: [String: Any]) {
+        func count(_ key: String) -> Int { (summary[key] as? NSNumber)?.intValue ?? 0 }
+        analyzerErrors += count("analyzer_errors")
+        damage.corruptFrames += count("corrupt_frames")
+        damage.outOfOrderFrames += count("out_of_order_frames")
+        if damage.readError == nil { damage.readError = summary["read_error"] as? String }
+        if summary["interrupted"] as? Bool == true { interrupted = true }
+        if summary["dropped_frames"] != nil || summary["lost_frames"] != nil { live = true }
+        lostFrames += count("lost_frames")
+        outputErrors += summary["output_errors"] as? [String] ?? []
+        // The runs' wall times added up: the analysis time the merged timeline took.
+        if let seconds = (summary["wall_seconds"] as? NSNumber)?.doubleValue { wallSeconds = (wallSeconds ?? 0) + seconds }
+    }
+}

@@ -49,29 +49,38 @@ struct Report: ParsableCommand {
 
     func run() throws {
         let page = try ReportOutput(path: output)
-        let (streamLine, lastSummaryLine) = try recordFile { try ReportPage.streamAndSummaryLines(path: records) }
-        let collector = ReportCollector(expectedFrames: ReportCollector.countLines(path: records))
+        // The records are read once, from start to end: streamed into the collector (and the
+        // replay with --video), and kept for the audit with --truth.
+        let reader = try recordFile { try RecordStreamReader(path: records) }
+        let collector = ReportCollector(expectedFrames: ReportCollector.expectedFrames(stream: reader.stream))
+        var kept: (frames: [FrameRecord], tracks: [TrackRecord]) = ([], [])
+        func add(_ record: FrameRecord) {
+            collector.add(record)
+            if truth != nil { kept.frames.append(record) }
+        }
+        func add(_ track: TrackRecord) {
+            collector.add(track)
+            if truth != nil { kept.tracks.append(track) }
+        }
         var thumbnails: [Int: Data] = [:]
         var damage: String?
-        let summary: [String: Any]?
         if let video {
             VideoFileSource.showLibraryWarnings(decoding.verbose)
-            let replay = try recordFile { try RecordReplay(records: records, input: video) }
-            let source = try decoding.open(video, stream: replay.streamIndex, start: replay.start, duration: replay.duration)
-            try replay.check(source.info)
+            let replay = RecordReplay(reader: reader, input: video)
+            let (source, start) = try decoding.open(video, replaying: replay)
             let pictures = ThumbnailCollector()
-            let progress = Progress(quiet: quiet, totalFrames: Progress.expectedFrames(source.info, start: replay.start, duration: replay.duration))
+            let progress = Progress(quiet: quiet, totalFrames: Progress.expectedFrames(source.info, start: start, duration: replay.duration))
             var frames = 0
             func endTracks() throws {
                 for track in replay.takeEndedTracks() {
-                    collector.add(track)
+                    add(track)
                     try pictures.trackEnded(track.id)
                 }
             }
             do {
                 while let frame = try source.nextFrame() {
                     let record = try recordFile { try replay.record(for: frame) }
-                    collector.add(record)
+                    add(record)
                     try pictures.observe(record, frame: frame)
                     try endTracks()
                     frames += 1
@@ -86,33 +95,30 @@ struct Report: ParsableCommand {
             progress.finish()
             try pictures.finish()
             thumbnails = pictures.pictures
-            summary = replay.summary
             if !source.damage.isEmpty { damage = "\(source.damage) (\(frames) frames read)" }
         } else {
-            let reader = try recordFile { try RecordStreamReader(path: records) }
             let progress = Progress(quiet: quiet, totalFrames: nil)
             while let item = try recordFile({ try reader.next() }) {
                 switch item {
                 case .frame(let record):
-                    collector.add(record)
+                    add(record)
                     if collector.frames % 1000 == 0 { progress.update(frames: collector.frames, seconds: record.t) }
-                case .track(let track): collector.add(track)
+                case .track(let track): add(track)
                 }
             }
             progress.finish()
-            summary = reader.summary
         }
         collector.finish()
 
         var audit: AuditReport?
         if let truth {
-            let predicted = try recordFile { try RecordFile(path: records) }
+            let predicted = try recordFile { try RecordFile(streamed: reader, frames: kept.frames, tracks: kept.tracks) }
+            kept = ([], [])
             let truthFile = try readRecords(truth, truth: true)
             let options = AuditOptions(iou: iou, matching: match, perFrame: true)
             audit = try comparing { try Auditor(options: options).audit(predicted: predicted, truth: truthFile) }
         }
-        let summaryLine = summary == nil ? nil : lastSummaryLine
-        let report = ReportPage(streamLine: streamLine, summaryLine: summaryLine, recordsName: records, videoName: video,
+        let report = ReportPage(streamLine: reader.streamLine, summaryLine: reader.summaryLine, recordsName: records, videoName: video,
                                 truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit)
         try page.commit(report.html())
         if let damage, let video { throw SightlineError.inputDamaged(path: video, reason: damage) }

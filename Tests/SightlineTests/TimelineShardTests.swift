@@ -312,6 +312,43 @@ final class TimelineShardTests: XCTestCase {
         XCTAssertEqual(sums["output_errors"] as? [String], ["a.mp4: disk full", "b.mp4: disk full"])
     }
 
+    /// Schema 1 records of a run with --start, on a video that starts after its audio (schema 1
+    /// counted `start` from the video stream's start): `report --video` decodes the run's span on
+    /// the file's timeline as `render` does. Before: report started
+    /// 0.85 s early and refused the records as another video's (exit 65).
+    func testSchemaOneRecordsWithAStartReportAsTheyRender() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let input = try videoAfterAudio(in: dir)
+        let records = dir.appendingPathComponent("new.jsonl").path
+        XCTAssertEqual(try sightline("analyze", input, "-q", "--start", "2", "--duration", "1", "--faces", "off", "--codes", "off",
+                                     "-o", records).status, 0)
+        var first: Int?
+        let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: records))).map { line in
+            var line = line
+            if line["type"] as? String == "stream" {
+                line["schema"] = 1
+                line["start"] = 2 - 0.85
+                for key in ["start_time", "stream_start_time", "variable_frame_rate"] { line[key] = nil }
+            }
+            if line["type"] as? String == "frame", let index = line["index"] as? Int {
+                first = first ?? index
+                line["index"] = index - first!
+            }
+            return line
+        }
+        XCTAssertEqual(first, 29)   // (2 - 0.85) s at 25 fps
+        let old = dir.appendingPathComponent("old.jsonl").path
+        let text = try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+        try text.write(toFile: old, atomically: true, encoding: .utf8)
+        let rendered = try sightline("render", input, old, "-o", dir.appendingPathComponent("old.mp4").path, "-q")
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        for (name, file) in [("new", records), ("old", old)] {
+            let page = dir.appendingPathComponent("\(name).html").path
+            let report = try sightline("report", file, "--video", input, "-q", "-o", page)
+            XCTAssertEqual(report.status, 0, "\(name): \(report.stderr)")
+        }
+    }
+
     func testSchemaOneRecordsStillRender() throws {
         // Records as schema 1 wrote them: indexes from 0 after --start, and no start times.
         let dir = try Fixtures.temporaryDirectory(self)

@@ -269,6 +269,7 @@ final class TimelineShardTests: XCTestCase {
         try Data(bytes).write(to: URL(fileURLWithPath: input))
         let out = dir.appendingPathComponent("out").path
         let plan = dir.appendingPathComponent("plan.jsonl").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         XCTAssertEqual(try sightline("plan", input, "--shards", "1", "--output-dir", out, "-o", plan).status, 0)
         let shard = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan))).first)
         XCTAssertEqual(try runProcess(Fixtures.binary, try XCTUnwrap(shard["args"] as? [String]) + ["--faces", "off"]).status, 2)
@@ -282,6 +283,7 @@ final class TimelineShardTests: XCTestCase {
         // Two shards of the sample, their summaries given every counter a run can report.
         let cleanOut = dir.appendingPathComponent("clean").path
         let cleanPlan = dir.appendingPathComponent("clean-plan.jsonl").path
+        try FileManager.default.createDirectory(atPath: cleanOut, withIntermediateDirectories: true)
         XCTAssertEqual(try sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", cleanOut, "-o", cleanPlan).status, 0)
         try runShards(cleanPlan, ["--faces", "off", "--codes", "off"])
         let counters: [[String: Any]] = [

@@ -37,8 +37,10 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
+        // The one zxing-cpp call its C API lacks: a barcode's text with its length.
+        .target(name: "CZXingText", dependencies: ["CZXing"], path: "Sources/CZXingText"),
         .target(name: "Sightline",
-                dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CCurl", "CZXing", "COpenVINO", "CVision"]),
+                dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CCurl", "CZXing", "CZXingText", "COpenVINO", "CVision"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -23,4 +23,18 @@ struct InputOptions: ParsableArguments {
             streamIndex: stream, start: start, duration: duration, warmup: warmup, allowNetwork: allowNetwork,
             decoderThreads: decoderThreads, keepAudio: keepAudio))
     }
+
+    /// Opens the video saved records were made from, over the span their run read, and checks
+    /// that the records are of its stream (`render`, `report --video`). A schema 1 `start` was
+    /// counted from the video stream's start: it is moved onto the file's timeline first. Returns
+    /// the start decoding began at, for the progress line.
+    func open(_ path: String, replaying replay: RecordReplay, keepAudio: Bool = false) throws -> (source: VideoFileSource, start: Double?) {
+        var start = replay.start
+        if start != nil, replay.schema < firstSchemaOnFileTimeline {
+            start = replay.timelineStart(try open(path, stream: replay.streamIndex).info)
+        }
+        let source = try open(path, stream: replay.streamIndex, start: start, duration: replay.duration, keepAudio: keepAudio)
+        try replay.check(source.info)
+        return (source, start)
+    }
 }

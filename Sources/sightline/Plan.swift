@@ -10,7 +10,8 @@ struct Plan: ParsableCommand {
             shard's run writes and the merged file of its input, and the `sightline` arguments that \
             run it (`args`; add the same detector options to every shard). The last shard of an \
             input has no duration: it runs to the end of the stream. Run every shard, then \
-            `sightline merge PLAN`. Exit 66 when an input is missing, 65 when it is not a video.
+            `sightline merge PLAN`. The output folder is created when it is not there. Exit 66 when \
+            an input is missing, 65 when it is not a video, 73 when the output folder cannot be created.
             """
     )
 
@@ -29,7 +30,7 @@ struct Plan: ParsableCommand {
     @Flag(help: "Move each cut to the first keyframe at or after it (reads each input's packets once; decoding then starts right at each shard).")
     var keyframes = false
 
-    @Option(name: .customLong("output-dir"), help: "Folder the shard outputs and merged files are named in (every node must see it).")
+    @Option(name: .customLong("output-dir"), help: "Folder the shard outputs and merged files are named in (every node must see it); created if missing.")
     var outputDirectory: String = "."
 
     @Option(name: .shortAndLong, help: "Where to write the plan (- for standard output).")
@@ -51,6 +52,7 @@ struct Plan: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("No video files in \(inputs.joined(separator: ", ")).") }
         let planner = ShardPlanner(shardLength: shardLength, targetCount: shards, warmup: warmup, atKeyframes: keyframes,
                                    outputDirectory: outputDirectory)
+        try planner.createOutputDirectory()
         let writer = try JSONLinesWriter(path: output)
         for (file, stem) in zip(files, ShardPlanner.stems(files)) {
             let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))

@@ -37,13 +37,7 @@ struct Render: ParsableCommand {
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let painter = try rendering.painter()
         let replay = try recordFile { try RecordReplay(records: records, input: input) }
-        var start = replay.start
-        if start != nil, replay.schema < firstSchemaOnFileTimeline {
-            start = replay.timelineStart(try decoding.open(input, stream: replay.streamIndex).info)
-        }
-        let source = try decoding.open(input, stream: replay.streamIndex, start: start, duration: replay.duration,
-                                       keepAudio: true)
-        try replay.check(source.info)
+        let (source, start) = try decoding.open(input, replaying: replay, keepAudio: true)
         let run = try Run(RunConfiguration(source: source, analysis: .replay(replay)))
         let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let renderer = OverlayRenderer(painter: painter, writer: try MP4Writer(path: output, source: source, options: rendering.encoder),

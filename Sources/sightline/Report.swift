@@ -49,47 +49,23 @@ struct Report: ParsableCommand {
 
     func run() throws {
         let page = try ReportOutput(path: output)
-        let (streamLine, lastSummaryLine) = try recordFile { try ReportPage.streamAndSummaryLines(path: records) }
-        let collector = ReportCollector(expectedFrames: ReportCollector.countLines(path: records))
+        // The records are read once, from start to end: streamed into the collector (through the
+        // replay with --video), which keeps them for the audit with --truth.
+        let reader = try recordFile { try RecordStreamReader(path: records) }
+        let collector = ReportCollector(expectedFrames: ReportCollector.expectedFrames(stream: reader.stream))
+        collector.keepsRecords = truth != nil
         var thumbnails: [Int: Data] = [:]
-        var damage: String?
-        let summary: [String: Any]?
+        var damage: DecodeDamage?
         if let video {
             VideoFileSource.showLibraryWarnings(decoding.verbose)
-            let replay = try recordFile { try RecordReplay(records: records, input: video) }
-            let source = try decoding.open(video, stream: replay.streamIndex, start: replay.start, duration: replay.duration)
-            try replay.check(source.info)
+            let replay = RecordReplay(reader: reader, input: video)
+            let (source, start) = try decoding.open(video, replaying: replay)
             let pictures = ThumbnailCollector()
-            let progress = ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: replay.start, duration: replay.duration))
-            var frames = 0
-            func endTracks() throws {
-                for track in replay.takeEndedTracks() {
-                    collector.add(track)
-                    try pictures.trackEnded(track.id)
-                }
-            }
-            do {
-                while let frame = try source.nextFrame() {
-                    let record = try recordFile { try replay.record(for: frame) }
-                    collector.add(record)
-                    try pictures.observe(record, frame: frame)
-                    try endTracks()
-                    frames += 1
-                    progress.update(frames: frames, seconds: frame.seconds)
-                }
-                try recordFile { try replay.finish(framesDecoded: frames) }
-                try endTracks()
-            } catch {
-                progress.finish()
-                throw error
-            }
-            progress.finish()
-            try pictures.finish()
+            let progress = ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration))
+            let summary = try recordFile { try Run(RunConfiguration(source: source, analysis: .replay(replay))).run(into: [progress, pictures, collector]) }
             thumbnails = pictures.pictures
-            summary = replay.summary
-            if !source.damage.isEmpty { damage = "\(source.damage) (\(frames) frames read)" }
+            if !summary.damage.isEmpty { damage = summary.damage }
         } else {
-            let reader = try recordFile { try RecordStreamReader(path: records) }
             let progress = ProgressLine(quiet: quiet, totalFrames: nil)
             while let item = try recordFile({ try reader.next() }) {
                 switch item {
@@ -100,21 +76,19 @@ struct Report: ParsableCommand {
                 }
             }
             progress.finish()
-            summary = reader.summary
+            collector.finish()
         }
-        collector.finish()
 
         var audit: AuditReport?
         if let truth {
-            let predicted = try recordFile { try RecordFile(path: records) }
+            let predicted = try recordFile { try RecordFile(streamed: reader, frames: collector.keptFrames, tracks: collector.keptTracks) }
             let truthFile = try readRecords(truth, truth: true)
             let options = AuditOptions(iou: iou, matching: match, perFrame: true)
             audit = try comparing { try Auditor(options: options).audit(predicted: predicted, truth: truthFile) }
         }
-        let summaryLine = summary == nil ? nil : lastSummaryLine
-        let report = ReportPage(streamLine: streamLine, summaryLine: summaryLine, recordsName: records, videoName: video,
+        let report = ReportPage(streamLine: reader.streamLine, summaryLine: reader.summaryLine, recordsName: records, videoName: video,
                                 truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit)
         try page.commit(report.html())
-        if let damage, let video { throw SightlineError.inputDamaged(path: video, reason: damage) }
+        if let damage, let video { throw SightlineError.inputDamaged(path: video, reason: "\(damage) (\(collector.frames) frames read)") }
     }
 }

@@ -105,6 +105,49 @@ final class CodeReadingTests: XCTestCase {
         XCTAssertTrue(predicted.tracks.filter { $0.kind == .code }.allSatisfy { $0.state == .confirmed })
     }
 
+    /// Payloads with NUL bytes (images made with zint, Tests/Codes/): `text` keeps every byte
+    /// (written as \u0000), `bytes` is left out while it is text's UTF-8 and written when it
+    /// differs (the hex text mode), and reading the records back gives the payload byte for byte.
+    /// Before: zxing-cpp's C text was cut at the first NUL ("AB", and "" for the Aztec code).
+    func testPayloadsWithNULBytesKeepEveryByte() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let cases: [(image: String, symbology: Symbology, payload: [UInt8])] = [
+            ("qr-nul.png", .qr, Array("AB\0\0CD".utf8)),              // zint -b QRCODE --binary --esc -d 'AB\0\0CD'
+            ("aztec-40-nul.png", .aztec, [UInt8](repeating: 0, count: 40)),   // zint -b AZTEC --binary --esc -d '\0' x 40
+        ]
+        for (image, symbology, payload) in cases {
+            let input = Fixtures.repo.appendingPathComponent("Tests/Codes/\(image)").path
+            for mode in ["plain", "hex"] {
+                let out = dir.appendingPathComponent("\(image)-\(mode).jsonl").path
+                let run = try sightline("analyze", input, "-q", "--faces", "off", "--code-text", mode, "-o", out)
+                XCTAssertEqual(run.status, 0, run.stderr)
+                let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out)))
+                let written = try XCTUnwrap(lines.first { $0["type"] as? String == "frame" }?["codes"] as? [[String: Any]])
+                XCTAssertEqual(written.count, 1, "\(image) \(mode)")
+                let track = try XCTUnwrap(lines.first { $0["type"] as? String == "track" })
+                let text = mode == "plain" ? String(decoding: payload, as: UTF8.self)
+                                           : payload.map { String(format: "%02X", $0) }.joined(separator: " ")
+                for record in [written[0], track] {
+                    XCTAssertEqual(record["symbology"] as? String, symbology.rawValue, image)
+                    XCTAssertEqual(record["text"] as? String, text, "\(image) \(mode)")
+                    XCTAssertEqual((record["bytes"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) },
+                                   mode == "plain" ? nil : payload, "\(image) \(mode)")
+                }
+                // Read back, whole and streamed: the payload byte for byte.
+                let file = try RecordFile(path: out)
+                let reader = try RecordStreamReader(path: out)
+                var streamed: [CodeObservation] = []
+                while let item = try reader.next() { if case .frame(let f) = item { streamed += f.codes } }
+                for code in [file.frames[0].codes[0], streamed[0]] {
+                    XCTAssertEqual(code.bytes, payload, "\(image) \(mode)")
+                    XCTAssertEqual(code.text, text, "\(image) \(mode)")
+                }
+                XCTAssertEqual(file.tracks.first?.bytes, payload, "\(image) \(mode)")
+                if mode == "plain" { XCTAssertTrue(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self).contains("\\u0000")) }
+            }
+        }
+    }
+
     /// A frame's 1D read made by the quick search has the whole outline the full search gives
     /// (it is read again on every scan line of its region), and both searches read the same.
     func testQuickAndFullSearchesAgreeOnTheSample() throws {

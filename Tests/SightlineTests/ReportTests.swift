@@ -98,6 +98,61 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(try files(dir), [])
     }
 
+    /// The records are read once, from start to end, also with --video and --truth: they can come
+    /// from a pipe, and the page is the one the file gives. Before: the records were read four
+    /// times (their first and last lines, a line count, the frames, the audit), and a pipe failed.
+    func testRecordsAreReadOnceSoTheyCanComeFromAPipe() throws {
+        try RenderFixture.ready()
+        let dir = try Fixtures.temporaryDirectory(self)
+        for options in [["--truth", Fixtures.sampleTruth], ["--video", Fixtures.sample, "--truth", Fixtures.sampleTruth]] {
+            let fromFile = dir.appendingPathComponent("file.html").path, fromPipe = dir.appendingPathComponent("pipe.html").path
+            let file = try runProcess(Fixtures.binary, ["report", RenderFixture.records, "-q", "-o", fromFile] + options)
+            XCTAssertEqual(file.status, 0, file.stderr)
+            let quoted = ([Fixtures.binary, "report", "/dev/stdin", "-q", "-o", fromPipe] + options).map { "'\($0)'" }.joined(separator: " ")
+            let pipe = try runProcess("/bin/bash", ["-c", "cat '\(RenderFixture.records)' | " + quoted])
+            XCTAssertEqual(pipe.status, 0, "\(options): \(pipe.stderr)")
+            // The same page but for the records' name (path and title).
+            let a = try String(contentsOfFile: fromFile, encoding: .utf8).replacingOccurrences(of: RenderFixture.records, with: "/dev/stdin")
+                .replacingOccurrences(of: "report: records.jsonl<", with: "report: stdin<")
+            let b = try String(contentsOfFile: fromPipe, encoding: .utf8)
+            XCTAssertTrue(a == b, "\(options): the pages differ")
+            let audit = try XCTUnwrap(try pageData(fromPipe)["audit"] as? [String: Any], "\(options)")
+            XCTAssertEqual((audit["frames"] as? [String: Any])?["compared"] as? Int, 300)
+            XCTAssertNotNil(try pageData(fromPipe)["summary"] as? [String: Any])
+        }
+    }
+
+    /// Bins grow as the frames come: a collector that expected no frames, fed 25 000, ends with
+    /// the bins of one that expected 40 000 (width 4): the same bins, runs and hover samples.
+    func testCollectorWidensItsBinsAsFramesCome() {
+        let grown = ReportCollector(expectedFrames: 0), sized = ReportCollector(expectedFrames: 40_000)
+        XCTAssertEqual(grown.binWidth, 1)
+        XCTAssertEqual(sized.binWidth, 4)
+        for index in 0..<25_000 {
+            let sources: [ObservationSource] = [.detected, .refined, .interpolated]
+            let face = FaceObservation(box: Box(x: 10, y: 10, w: 50, h: 50), score: 0.9, landmarks: nil, track: 7,
+                                       source: sources[(index / 3 + index / 7) % 3], attributes: nil)
+            let other = FaceObservation(box: Box(x: 90, y: 10, w: 50, h: 50), score: 0.8, landmarks: nil, track: 8,
+                                        source: .detected, attributes: nil)
+            let faces = (index % 5 == 0 ? [] : [face]) + (index % 11 < 4 ? [other] : [])
+            let record = FrameRecord(index: 100 + index, pts: Int64(index), t: Double(index) / 30, faceStatus: .ok, codeStatus: .off,
+                                     faces: faces, codes: [])
+            grown.add(record)
+            sized.add(record)
+        }
+        grown.finish()
+        sized.finish()
+        XCTAssertEqual(grown.binWidth, 4)
+        XCTAssertEqual(grown.binTimes, sized.binTimes)
+        XCTAssertEqual(grown.binFrames, sized.binFrames)
+        XCTAssertEqual(grown.binFaces, sized.binFaces)
+        for id in [7, 8] {
+            XCTAssertEqual(grown.lanes[id]?.runs, sized.lanes[id]?.runs, "track \(id)")
+            XCTAssertEqual(grown.lanes[id]?.samples, sized.lanes[id]?.samples, "track \(id)")
+            XCTAssertGreaterThan(sized.lanes[id]?.runs.count ?? 0, 30, "track \(id)")
+        }
+    }
+
     /// The collector's bins: a long run is cut into at most `maxBins` bins, states merge into runs.
     func testCollectorBinsLongRuns() {
         let collector = ReportCollector(expectedFrames: 25_000)

@@ -223,6 +223,134 @@ final class TimelineShardTests: XCTestCase {
         XCTAssertEqual(records.frames.map(\.index), Array(0..<300))
     }
 
+    /// `plan --output-dir` names a folder that is not there yet: plan creates it (parents too), so
+    /// the shards run as planned and merge. Before: every shard failed with exit 73 and merge said
+    /// the shards were missing. A folder that cannot be made is exit 73, one line, and no plan.
+    func testPlanCreatesItsOutputFolder() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let out = dir.appendingPathComponent("not/there/yet").path
+        let plan = dir.appendingPathComponent("plan.jsonl").path
+        let planned = try sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", out, "-o", plan)
+        XCTAssertEqual(planned.status, 0, planned.stderr)
+        var isDirectory: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) && isDirectory.boolValue)
+        try runShards(plan, ["--faces", "off", "--codes", "off"])
+        let merge = try sightline("merge", plan, "-q")
+        XCTAssertEqual(merge.status, 0, merge.stderr)
+        let records = try RecordFile(path: URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path)
+        XCTAssertEqual(records.frames.map(\.index), Array(0..<300))
+
+        let file = dir.appendingPathComponent("a-file").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
+        for (target, cause) in [(file, "not a folder"), (file + "/sub", "Not a directory")] {
+            let other = dir.appendingPathComponent("other-plan.jsonl").path
+            let refused = try sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", target, "-o", other)
+            XCTAssertEqual(refused.status, 73, refused.stderr)
+            XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains(target) && refused.stderr.contains(cause), refused.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: other))
+        }
+    }
+
+    /// The merged summary counts what the shards' summaries counted. A damaged stream (bit flips
+    /// in its first 2 s: a frame dropped out of presentation order, a corrupt packet) as one shard:
+    /// the merged summary is the shard's. Two shards whose summaries
+    /// hold every counter: the merged summary adds them up. Before: out_of_order_frames was 0.
+    func testMergeAddsUpTheShardsSummaryCounts() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.sample)))
+        let recipe = try String(contentsOf: HardeningRegressionTests.regressions.appendingPathComponent("media/sample-bitflips-pts-backwards.flips"),
+                                encoding: .utf8)
+        for line in recipe.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: " ")
+            bytes[try XCTUnwrap(Int(fields[0]))] ^= try XCTUnwrap(UInt8(fields[1].dropFirst(2), radix: 16))
+        }
+        let input = dir.appendingPathComponent("damaged.mp4").path
+        try Data(bytes).write(to: URL(fileURLWithPath: input))
+        let out = dir.appendingPathComponent("out").path
+        let plan = dir.appendingPathComponent("plan.jsonl").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        XCTAssertEqual(try sightline("plan", input, "--shards", "1", "--output-dir", out, "-o", plan).status, 0)
+        let shard = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan))).first)
+        XCTAssertEqual(try runProcess(Fixtures.binary, try XCTUnwrap(shard["args"] as? [String]) + ["--faces", "off"]).status, 2)
+        let shardSummary = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(shard["output"] as? String)))).last)
+        XCTAssertGreaterThanOrEqual(shardSummary["out_of_order_frames"] as? Int ?? 0, 1)
+        let merge = try sightline("merge", plan, "-q")
+        XCTAssertEqual(merge.status, 0, merge.stderr)
+        let merged = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent("damaged.jsonl"))).last)
+        XCTAssertEqual(merged as NSDictionary, shardSummary as NSDictionary)
+
+        // Two shards of the sample, their summaries given every counter a run can report.
+        let cleanOut = dir.appendingPathComponent("clean").path
+        let cleanPlan = dir.appendingPathComponent("clean-plan.jsonl").path
+        try FileManager.default.createDirectory(atPath: cleanOut, withIntermediateDirectories: true)
+        XCTAssertEqual(try sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", cleanOut, "-o", cleanPlan).status, 0)
+        try runShards(cleanPlan, ["--faces", "off", "--codes", "off"])
+        let counters: [[String: Any]] = [
+            ["analyzer_errors": 1, "corrupt_frames": 2, "out_of_order_frames": 3, "lost_frames": 4, "wall_seconds": 1.5,
+             "output_errors": ["a.mp4: disk full"]],
+            ["analyzer_errors": 10, "corrupt_frames": 20, "out_of_order_frames": 30, "lost_frames": 40, "wall_seconds": 2.25,
+             "read_error": "truncated", "output_errors": ["b.mp4: disk full"]],
+        ]
+        for (n, extra) in counters.enumerated() {
+            let path = URL(fileURLWithPath: cleanOut).appendingPathComponent(String(format: "faces-and-codes-720p.shard-%04d.jsonl", n))
+            // Only the summary line is rewritten: the other lines stay as the shard wrote them.
+            var lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n").map(String.init)
+            var summary = try XCTUnwrap(try jsonLines(Data(lines[lines.count - 1].utf8)).first)
+            summary.merge(extra) { _, new in new }
+            lines[lines.count - 1] = String(decoding: try JSONSerialization.data(withJSONObject: summary), as: UTF8.self)
+            try (lines.joined(separator: "\n") + "\n").write(to: path, atomically: true, encoding: .utf8)
+        }
+        XCTAssertEqual(try sightline("merge", cleanPlan, "-q").status, 0)
+        let sums = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: cleanOut).appendingPathComponent("faces-and-codes-720p.jsonl"))).last)
+        XCTAssertEqual(sums["frames"] as? Int, 300)
+        XCTAssertEqual(sums["analyzer_errors"] as? Int, 11)
+        XCTAssertEqual(sums["corrupt_frames"] as? Int, 22)
+        XCTAssertEqual(sums["out_of_order_frames"] as? Int, 33)
+        XCTAssertEqual(sums["lost_frames"] as? Int, 44)
+        XCTAssertEqual(sums["dropped_frames"] as? Int, 0)
+        XCTAssertEqual(sums["wall_seconds"] as? Double, 3.75)
+        XCTAssertEqual(sums["read_error"] as? String, "truncated")
+        XCTAssertEqual(sums["output_errors"] as? [String], ["a.mp4: disk full", "b.mp4: disk full"])
+    }
+
+    /// Schema 1 records of a run with --start, on a video that starts after its audio (schema 1
+    /// counted `start` from the video stream's start): `report --video` decodes the run's span on
+    /// the file's timeline as `render` does. Before: report started
+    /// 0.85 s early and refused the records as another video's (exit 65).
+    func testSchemaOneRecordsWithAStartReportAsTheyRender() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let input = try videoAfterAudio(in: dir)
+        let records = dir.appendingPathComponent("new.jsonl").path
+        XCTAssertEqual(try sightline("analyze", input, "-q", "--start", "2", "--duration", "1", "--faces", "off", "--codes", "off",
+                                     "-o", records).status, 0)
+        var first: Int?
+        let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: records))).map { line in
+            var line = line
+            if line["type"] as? String == "stream" {
+                line["schema"] = 1
+                line["start"] = 2 - 0.85
+                for key in ["start_time", "stream_start_time", "variable_frame_rate"] { line[key] = nil }
+            }
+            if line["type"] as? String == "frame", let index = line["index"] as? Int {
+                first = first ?? index
+                line["index"] = index - first!
+            }
+            return line
+        }
+        XCTAssertEqual(first, 29)   // (2 - 0.85) s at 25 fps
+        let old = dir.appendingPathComponent("old.jsonl").path
+        let text = try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+        try text.write(toFile: old, atomically: true, encoding: .utf8)
+        let rendered = try sightline("render", input, old, "-o", dir.appendingPathComponent("old.mp4").path, "-q")
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        for (name, file) in [("new", records), ("old", old)] {
+            let page = dir.appendingPathComponent("\(name).html").path
+            let report = try sightline("report", file, "--video", input, "-q", "-o", page)
+            XCTAssertEqual(report.status, 0, "\(name): \(report.stderr)")
+        }
+    }
+
     func testSchemaOneRecordsStillRender() throws {
         // Records as schema 1 wrote them: indexes from 0 after --start, and no start times.
         let dir = try Fixtures.temporaryDirectory(self)

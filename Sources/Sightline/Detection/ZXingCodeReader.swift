@@ -1,5 +1,6 @@
 import CVision
 import CZXing
+import CZXingText
 
 /// zxing-cpp 3.1 through its C API, on the luma plane without copying it.
 ///
@@ -210,7 +211,11 @@ public final class ZXingCodeReader: CodeReader {
                   let symbology = Self.symbology(of: ZXing_Barcode_format(barcode)) else { continue }
             var length: Int32 = 0
             let bytes = Self.taking(ZXing_Barcode_bytes(barcode, &length)) { [UInt8](UnsafeBufferPointer(start: $0, count: Int(length))) } ?? []
-            let text = Self.taking(ZXing_Barcode_text(barcode)) { String(cString: $0) } ?? ""
+            // Both with their lengths: a payload may hold NUL bytes.
+            var textLength: Int32 = 0
+            let text = Self.taking(slv_zxing_barcode_text(barcode, &textLength)) {
+                String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: Int(textLength)), as: UTF8.self)
+            } ?? ""
             let p = ZXing_Barcode_position(barcode)
             found.append(Found(valid: ZXing_Barcode_isValid(barcode), symbology: symbology, text: text, bytes: bytes,
                                corners: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { (x: Double($0.x), y: Double($0.y)) }))

@@ -60,7 +60,7 @@ public struct CodeObservation: Hashable, Sendable {
     public var symbology: Symbology
     /// The decoded text (UTF-8; invalid sequences replaced when the payload is binary).
     public var text: String
-    /// The raw payload bytes; written to records only when they are not valid UTF-8.
+    /// The raw payload bytes; written to records only when they differ from `text`'s UTF-8.
     public var bytes: [UInt8]
     /// Corner points as the reader reports them (4 for 2D codes; scan points for 1D codes).
     public var polygon: [Point]
@@ -82,24 +82,9 @@ public struct CodeObservation: Hashable, Sendable {
         self.state = state
     }
 
-    /// True when `bytes` are not the UTF-8 encoding of `text` (binary payloads).
-    public var isBinary: Bool { String(validatingUTF8Bytes: bytes) == nil }
-}
-
-extension String {
-    /// The string the bytes encode, or nil if they are not valid UTF-8.
-    init?(validatingUTF8Bytes bytes: [UInt8]) {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var scalars = String.UnicodeScalarView()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let s): scalars.append(s)
-            case .emptyInput: self = String(scalars); return
-            case .error: return nil
-            }
-        }
-    }
+    /// True when `bytes` are not the UTF-8 encoding of `text` (binary payloads, other character
+    /// sets, or a text mode such as hex): then the records carry the bytes too.
+    public var isBinary: Bool { !text.utf8.elementsEqual(bytes) }
 }
 
 /// Code symbologies, named the same way whichever reader found them.

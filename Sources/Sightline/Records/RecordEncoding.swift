@@ -169,7 +169,7 @@ extension TrackRecord {
         if let meanScore { members.append(("mean_score", .fixed(meanScore, digits: Precision.score))) }
         if let symbology { members.append(("symbology", .string(symbology.rawValue))) }
         if let text { members.append(("text", .string(text))) }
-        if let bytes, String(validatingUTF8Bytes: bytes) == nil {
+        if let bytes, !(text ?? "").utf8.elementsEqual(bytes) {
             members.append(("bytes", .string(Data(bytes).base64EncodedString())))
         }
         if let state { members.append(("state", .string(state.rawValue))) }
@@ -201,5 +201,25 @@ extension SummaryRecord {
         if !outputErrors.isEmpty { members.append(("output_errors", .array(outputErrors.map { .string($0) }))) }
         if let wallSeconds { members.append(("wall_seconds", .fixed(wallSeconds, digits: 3))) }
         return .object(members)
+    }
+}
+
+extension SummaryRecord {
+    /// Adds what another run's summary (`summary` as parsed JSON) counted that its frame records do
+    /// not show: a shard's, to the merged summary. Every field of `json` is either here or counted
+    /// again from the frame and track records (frames, observations, distinct codes, tracks,
+    /// dropped frames).
+    public mutating func addRunCounts(of summary: [String: Any]) {
+        func count(_ key: String) -> Int { (summary[key] as? NSNumber)?.intValue ?? 0 }
+        analyzerErrors += count("analyzer_errors")
+        damage.corruptFrames += count("corrupt_frames")
+        damage.outOfOrderFrames += count("out_of_order_frames")
+        if damage.readError == nil { damage.readError = summary["read_error"] as? String }
+        if summary["interrupted"] as? Bool == true { interrupted = true }
+        if summary["dropped_frames"] != nil || summary["lost_frames"] != nil { live = true }
+        lostFrames += count("lost_frames")
+        outputErrors += summary["output_errors"] as? [String] ?? []
+        // The runs' wall times added up: the analysis time the merged timeline took.
+        if let seconds = (summary["wall_seconds"] as? NSNumber)?.doubleValue { wallSeconds = (wallSeconds ?? 0) + seconds }
     }
 }

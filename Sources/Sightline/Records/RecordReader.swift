@@ -131,6 +131,18 @@ extension RecordFile {
         self.facesHaveScores = faces > 0 && scoredFaces == faces
     }
 
+    /// The records a `RecordStreamReader` handed out, in file order, once it is at its end: a file
+    /// both streamed and needed whole is then read once (`report --truth`).
+    public init(streamed reader: RecordStreamReader, frames: [FrameRecord], tracks: [TrackRecord]) throws {
+        var seen = Set<Int>()
+        for frame in frames where !seen.insert(frame.index).inserted {
+            throw RecordFileError(path: reader.path, line: 0, reason: "frame index \(frame.index) appears twice")
+        }
+        self.init(stream: reader.stream, frames: frames, tracks: tracks, summary: reader.summary)
+        path = reader.path
+        facesHaveScores = reader.faces > 0 && reader.scoredFaces == reader.faces
+    }
+
     /// The stream's frame rate in frames per second, from the stream record's `frame_rate` [num, den].
     public var frameRate: Double? {
         guard let rate = stream?["frame_rate"] as? [NSNumber], rate.count == 2, rate[1].doubleValue > 0,

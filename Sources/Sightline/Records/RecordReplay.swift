@@ -17,15 +17,21 @@ public final class RecordReplay: RecordedFrames {
     /// and `t` from the first frame read, later versions from the stream's and the file's start.
     public let schema: Int
 
-    private let reader: RecordStreamReader
+    /// The records being replayed, read once from start to end.
+    public let reader: RecordStreamReader
     private var pending: FrameRecord?
     private var ended: [TrackRecord] = []
     private var paired = 0
 
-    public init(records: String, input: String) throws {
-        recordsPath = records
+    public convenience init(records: String, input: String) throws {
+        try self.init(reader: RecordStreamReader(path: records), input: input)
+    }
+
+    /// Replays what `reader` has not handed out yet (it has read only the stream record).
+    public init(reader: RecordStreamReader, input: String) {
+        recordsPath = reader.path
         inputPath = input
-        reader = try RecordStreamReader(path: records)
+        self.reader = reader
         let stream = reader.stream
         streamIndex = (stream["stream_index"] as? NSNumber)?.intValue
         start = (stream["start"] as? NSNumber)?.doubleValue

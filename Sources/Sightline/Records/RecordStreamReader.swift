@@ -15,6 +15,12 @@ public final class RecordStreamReader {
     public private(set) var stream: [String: Any] = [:]
     /// The `summary` record as parsed JSON, once it has been read (it is the last line).
     public private(set) var summary: [String: Any]?
+    /// The stream and summary records as written (blanks around them trimmed), for copying them.
+    public private(set) var streamLine = ""
+    public private(set) var summaryLine: String?
+    /// Faces in the frame records handed out so far, and how many of them carry a `score`.
+    public private(set) var faces = 0
+    public private(set) var scoredFaces = 0
     /// The line of the last record returned.
     public private(set) var line = 0
 
@@ -32,13 +38,14 @@ public final class RecordStreamReader {
             throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied", unreadable: true)
         }
         self.handle = handle
-        guard let (object, _) = try nextObject() else {
+        guard let (object, _, text) = try nextObject() else {
             throw RecordFileError(path: path, line: 0, reason: "no records: the file is empty")
         }
         guard object["type"] as? String == "stream" else {
             throw RecordFileError(path: path, line: line, reason: "the first record is not a stream record (not written by sightline analyze?)")
         }
         stream = object
+        streamLine = text
     }
 
     deinit { try? handle.close() }
@@ -54,8 +61,13 @@ public final class RecordStreamReader {
             parsedIndex += 1
             line = lineNumber
             switch result {
-            case .item(let item): return item
-            case .summary(let object): summary = object
+            case .item(let item, let faces, let scored):
+                self.faces += faces
+                scoredFaces += scored
+                return item
+            case .summary(let object, let text):
+                summary = object
+                summaryLine = text
             case .skip: continue
             case .failure(let error): throw error
             }
@@ -64,8 +76,9 @@ public final class RecordStreamReader {
 
     /// A line turned into what `next()` hands out.
     private enum Parsed {
-        case item(Item)
-        case summary([String: Any])
+        /// With a frame's faces and scored faces (truth files have no scores).
+        case item(Item, faces: Int, scoredFaces: Int)
+        case summary([String: Any], line: String)
         case skip
         case failure(Error)
     }
@@ -109,10 +122,13 @@ public final class RecordStreamReader {
         do {
             guard let (object, type) = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) else { return .skip }
             switch type {
-            case "frame": return .item(.frame(try FrameRecord(json: object)))
-            case "track": return .item(.track(try TrackRecord(json: object)))
+            case "frame":
+                let record = try FrameRecord(json: object)
+                let scored = (object["faces"] as? [Any] ?? []).filter { ($0 as? [String: Any])?["score"] != nil }.count
+                return .item(.frame(record), faces: record.faces.count, scoredFaces: scored)
+            case "track": return .item(.track(try TrackRecord(json: object)), faces: 0, scoredFaces: 0)
             case "stream": throw RecordShapeError("a second stream record")
-            case "summary": return .summary(object)
+            case "summary": return .summary(object, line: Self.text(bytes))
             default: return .skip
             }
         } catch let error as RecordShapeError {
@@ -122,14 +138,21 @@ public final class RecordStreamReader {
         }
     }
 
-    /// The next non-blank line as a JSON object with its type (the stream record).
-    private func nextObject() throws -> ([String: Any], String)? {
+    /// The next non-blank line as a JSON object with its type and its text (the stream record).
+    private func nextObject() throws -> ([String: Any], String, String)? {
         while let (bytes, isLast) = try nextLine() {
             readLines += 1
             line = readLines
-            if let record = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) { return record }
+            if let (object, type) = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) {
+                return (object, type, Self.text(bytes))
+            }
         }
         return nil
+    }
+
+    /// A line's text without the blanks around it.
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The next line without its newline, and whether it ended the file without one.

@@ -4,7 +4,9 @@ import Foundation
 /// so memory grows with the number of tracks and bins, never with the number of frames.
 ///
 /// The frames are cut into at most `maxBins` bins of `binWidth` consecutive frame indexes (1 frame
-/// per bin for runs of up to `maxBins` frames). Per bin it keeps the time of its first frame and the
+/// per bin for runs of up to `maxBins` frames). The width starts from the number of frames
+/// expected and doubles, merging pairs of bins, whenever a frame lands past the last bin, so the
+/// records need not be counted before they are read. Per bin it keeps the time of its first frame and the
 /// faces and codes counted; per track the bins where it was seen (runs of equal state: detected,
 /// refined, interpolated) and, for hovering, the first observation of the track in each bin.
 public final class ReportCollector {
@@ -34,7 +36,7 @@ public final class ReportCollector {
     }
 
     public static let maxBins = 10_000
-    public let binWidth: Int
+    public private(set) var binWidth: Int
     public private(set) var firstIndex: Int?
     public private(set) var frames = 0
     /// Per bin: time of its first frame, frames, faces and codes in them.
@@ -56,21 +58,25 @@ public final class ReportCollector {
         binWidth = max(1, (expectedFrames + Self.maxBins - 1) / Self.maxBins)
     }
 
-    /// Counts the lines of a record file without parsing them: about its number of frame records.
-    public static func countLines(path: String) -> Int {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return 0 }
-        defer { try? handle.close() }
-        var lines = 0
-        while let chunk = try? handle.read(upToCount: 1 << 22), !chunk.isEmpty {
-            chunk.withUnsafeBytes { bytes in
-                for byte in bytes where byte == UInt8(ascii: "\n") { lines += 1 }
-            }
-        }
-        return lines
+    /// About how many frame records a file holds, from its stream record (duration, or a shard's
+    /// span, times the frame rate); 0 when it does not say.
+    public static func expectedFrames(stream: [String: Any]) -> Int {
+        guard let rate = stream["frame_rate"] as? [NSNumber], rate.count == 2, rate[1].doubleValue > 0,
+              let seconds = ((stream["max_duration"] ?? stream["duration"]) as? NSNumber)?.doubleValue else { return 0 }
+        let frames = seconds * rate[0].doubleValue / rate[1].doubleValue
+        return frames.isFinite && frames > 0 ? Int(min(frames.rounded(.up), 1e12)) : 0
     }
 
+    /// Keep every record added (`keptFrames`, `keptTracks`): the report's audit reads them
+    /// without reading the file again.
+    public var keepsRecords = false
+    public private(set) var keptFrames: [FrameRecord] = []
+    public private(set) var keptTracks: [TrackRecord] = []
+
     public func add(_ record: FrameRecord) {
+        if keepsRecords { keptFrames.append(record) }
         if firstIndex == nil { firstIndex = record.index }
+        while (record.index - (firstIndex ?? 0)) / binWidth >= Self.maxBins { widen() }
         let bin = max(0, (record.index - (firstIndex ?? 0)) / binWidth)
         while binTimes.count <= bin {
             // A bin with no frame of its own (a gap in the indexes) takes the time of the last one.
@@ -96,6 +102,7 @@ public final class ReportCollector {
     }
 
     public func add(_ track: TrackRecord) {
+        if keepsRecords { keptTracks.append(track) }
         tracks[track.id] = track
     }
 
@@ -131,6 +138,60 @@ public final class ReportCollector {
             o.lane.samples += [Double(record.index), record.t, box.x, box.y, box.w, box.h, score ?? -1, Double(state)]
         } else {
             o.state = max(o.state, state)
+        }
+    }
+
+    /// Doubles the bin width: bins 2k and 2k + 1 become bin k (the time of the first, the sums of
+    /// the counts), and every lane's runs, samples and open bin follow (the best state of the two
+    /// bins, the first observation).
+    private func widen() {
+        binWidth *= 2
+        let pairs = (binTimes.count + 1) / 2
+        binTimes = (0..<pairs).map { binTimes[2 * $0] }
+        func halve(_ counts: [Int]) -> [Int] { (0..<pairs).map { counts[2 * $0] + (2 * $0 + 1 < counts.count ? counts[2 * $0 + 1] : 0) } }
+        binFrames = halve(binFrames)
+        binFaces = halve(binFaces)
+        binCodes = halve(binCodes)
+        let first = firstIndex ?? 0
+        for o in open.values {
+            // Runs: each bin's state, then runs of equal state again.
+            var states: [(bin: Int, state: Int)] = []
+            for r in stride(from: 0, to: o.lane.runs.count, by: 3) {
+                for bin in o.lane.runs[r]...o.lane.runs[r + 1] {
+                    let half = bin / 2, state = o.lane.runs[r + 2]
+                    if let last = states.last, last.bin == half {
+                        states[states.count - 1].state = max(last.state, state)
+                    } else {
+                        states.append((half, state))
+                    }
+                }
+            }
+            if o.bin >= 0 {
+                o.bin /= 2
+                // The open bin takes in a closed one it now shares.
+                if let last = states.last, last.bin == o.bin {
+                    o.state = max(o.state, last.state)
+                    states.removeLast()
+                }
+            }
+            o.lane.runs = []
+            for (bin, state) in states {
+                let n = o.lane.runs.count
+                if n >= 3, o.lane.runs[n - 2] == bin - 1, o.lane.runs[n - 1] == state {
+                    o.lane.runs[n - 2] = bin
+                } else {
+                    o.lane.runs += [bin, bin, state]
+                }
+            }
+            // Samples: the first observation of each new bin.
+            var samples: [Double] = []
+            var lastBin = -1
+            for k in stride(from: 0, to: o.lane.samples.count, by: 8) {
+                let bin = (Int(o.lane.samples[k]) - first) / binWidth
+                if bin != lastBin { samples += o.lane.samples[k..<k + 8] }
+                lastBin = bin
+            }
+            o.lane.samples = samples
         }
     }
 

@@ -102,33 +102,4 @@ public struct ReportPage {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
-
-    /// The first non-blank line of a record file (its stream record) and its last non-blank line
-    /// when that is a `summary` record, as written.
-    public static func streamAndSummaryLines(path: String) throws -> (String, String?) {
-        try RecordFile.checkIsFile(path)
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied", unreadable: true)
-        }
-        defer { try? handle.close() }
-        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
-        func firstRecord(_ data: Data) -> Data? {
-            data.split(separator: UInt8(ascii: "\n")).first { !$0.allSatisfy(blank) }
-        }
-        var head = Data()
-        while firstRecord(head).map({ head.count > $0.endIndex }) != true,
-              let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
-            head += chunk
-        }
-        let first = firstRecord(head).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-        let size = try handle.seekToEnd()
-        try handle.seek(toOffset: size > 1 << 20 ? size - (1 << 20) : 0)
-        let tail = try handle.readToEnd() ?? Data()
-        var summary: String?
-        if let last = tail.split(separator: UInt8(ascii: "\n")).last(where: { !$0.allSatisfy(blank) }),
-           let object = JSONText.parse(last) as? [String: Any], object["type"] as? String == "summary" {
-            summary = String(decoding: last, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        return (first.trimmingCharacters(in: .whitespacesAndNewlines), summary)
-    }
 }

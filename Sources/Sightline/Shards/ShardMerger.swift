@@ -286,9 +286,7 @@ public struct ShardMerger {
         }
         for ended in tracks.finish() { try writer.write(ended.json) }
         summary.tracks = tracks.written
-        summary.analyzerErrors = shards.reduce(0) { $0 + (($1.summary["analyzer_errors"] as? NSNumber)?.intValue ?? 0) }
-        summary.damage.corruptFrames = shards.reduce(0) { $0 + (($1.summary["corrupt_frames"] as? NSNumber)?.intValue ?? 0) }
-        summary.damage.readError = shards.lazy.compactMap { $0.summary["read_error"] as? String }.first
+        for r in shards { summary.addRunCounts(of: r.summary) }
         try writer.write(summary.json)
         try writer.commit()
         return summary

@@ -127,6 +127,28 @@ public struct ShardPlanner {
         }
     }
 
+    /// Creates the output folder (and its parents) if it is not there, so the shards run as
+    /// planned can write into it; a path that is a file or cannot be created is an output error.
+    public func createOutputDirectory() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw SightlineError.outputUnwritable(path: outputDirectory, reason: "not a folder (a file of that name exists)")
+            }
+            return
+        }
+        // mkdir(2) one level at a time, so the error names the cause as the system gives it.
+        var prefix = outputDirectory.hasPrefix("/") ? "/" : ""
+        for component in outputDirectory.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
+                throw SightlineError.outputUnwritable(path: outputDirectory,
+                                                      reason: "cannot create the folder \(prefix): \(String(cString: strerror(errno)))")
+            }
+            prefix += "/"
+        }
+    }
+
     /// Output names per input: the file name without its extension, made unique by a number.
     public static func stems(_ files: [String]) -> [String] {
         var used: [String: Int] = [:]

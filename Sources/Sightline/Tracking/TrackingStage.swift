@@ -24,10 +24,10 @@ public final class TrackingStage {
     public private(set) var errors = 0
 
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
-    public init(tracker options: TrackerOptions, schedule: Schedule, lanes: Int = 1, faces: FaceDetectorOptions,
+    /// `detectEvery`: the schedule's full-detection stride (region search on the frames between).
+    public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: FaceDetectorOptions,
                 codes: CodeReaderOptions) throws {
         tracker = Tracker(options: options)
-        let detectEvery = schedule.detectEvery
         self.detectEvery = detectEvery
         // Region search needs detectors of its own (the workers' are busy on other frames).
         searchers = detectEvery > 1

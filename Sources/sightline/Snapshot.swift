@@ -54,6 +54,8 @@ struct Snapshot: ParsableCommand {
         let source = try decoding.open(input, stream: replay?.streamIndex ?? stream, start: at)
         try replay?.check(source.info)
         var configuration = RunConfiguration(source: source, analysis: analysis)
+        // One frame alone: every detector, the full code search, no track ids.
+        configuration.schedule = Schedule(detectEvery: 1, codeFullEvery: 1)
         configuration.tracking = nil
         configuration.frameLimit = 1
         let still = StillSink(painter: painter, path: output)

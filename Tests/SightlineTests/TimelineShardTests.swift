@@ -169,6 +169,28 @@ final class TimelineShardTests: XCTestCase {
         }
     }
 
+    /// Cuts off every schedule's grid (3.7 s: frame 111, neither a multiple of 5 nor of 15): the
+    /// shards do the same work on the same frames as the whole run (the schedule counts stream
+    /// positions), so the merged file is the whole run's, byte for byte.
+    func testShardsCutOffTheScheduleGridMergeIntoTheWholeRun() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        for options in [[], ["--detect-every", "5"]] {
+            let tag = options.isEmpty ? "every" : "stride"
+            let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
+            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", whole] + options)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let out = dir.appendingPathComponent(tag).path
+            let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
+            let planned = try sightline("plan", Fixtures.sample, "--shard-length", "3.7", "--warmup", "2", "--output-dir", out, "-o", plan)
+            XCTAssertEqual(planned.status, 0, planned.stderr)
+            try runShards(plan, options)
+            let merge = try sightline("merge", plan, "-q")
+            XCTAssertEqual(merge.status, 0, merge.stderr)
+            let merged = URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl")
+            XCTAssertEqual(try Data(contentsOf: merged), try Data(contentsOf: URL(fileURLWithPath: whole)), tag)
+        }
+    }
+
     func testMergeRefusesShardsThatAreNotOneTimeline() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("out").path

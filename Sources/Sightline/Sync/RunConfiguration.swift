@@ -12,9 +12,9 @@ public struct Schedule: Sendable, Equatable {
         self.codeFullEvery = max(1, codeFullEvery)
     }
 
-    /// Whether the code reader searches `frame` fully (by the frame's place in the run, so the
-    /// same whatever the thread count).
-    public func fullCodeSearch(_ frame: VideoFrame) -> Bool { codeFullEvery <= 1 || frame.index % codeFullEvery == 0 }
+    /// Whether the code reader searches `frame` fully: by the frame's position in the stream (the
+    /// record's `index`), so a shard searches the same frames as the whole run, whatever its cut.
+    public func fullCodeSearch(_ frame: VideoFrame) -> Bool { codeFullEvery <= 1 || frame.position % codeFullEvery == 0 }
 }
 
 /// Frames whose records were saved by an earlier run (`render`, `snapshot --records`): a run

@@ -69,6 +69,36 @@ final class DatasetTests: XCTestCase {
         return faces.keys.sorted().map { (root.appendingPathComponent($0).path, faces[$0]!) }
     }
 
+    /// Every DNN backend with its default options (`--min-face 40`), each photo given to
+    /// `sightline analyze` as it is: all 18 dlib faces (37–90 px; their boxes are tighter than the
+    /// networks', so a face is found when a box's centre lies in it or their IoU is 0.3 or more),
+    /// no false positive. Before: boxes under --min-face were dropped, 12 of 18 found by centerface.
+    func testDNNBackendsFindEveryDlibFaceWithDefaultOptions() throws {
+        let photos = try dlibFaces()
+        for backend in [FaceBackend.centerface, .yunet, .ultraface, .ultraface640] {
+            let model = try Fixtures.sharedModelOrSkip(try XCTUnwrap(backend.model))
+            var found = 0, extra = 0, total = 0
+            for (path, truth) in photos {
+                let run = try sightline("analyze", path, "-q", "--codes", "off", "--faces", backend.rawValue, "--face-model", model)
+                XCTAssertEqual(run.status, 0, run.stderr)
+                let frame = try XCTUnwrap(try RecordFile(jsonLines: run.stdout, path: path).frames.first)
+                var unused = frame.faces.map(\.box)
+                for face in truth {
+                    let hit = unused.firstIndex { box in
+                        let cx = box.x + box.w / 2, cy = box.y + box.h / 2
+                        return (cx >= face.x && cx <= face.x + face.w && cy >= face.y && cy <= face.y + face.h) || box.iou(face) >= 0.3
+                    }
+                    if let hit { unused.remove(at: hit); found += 1 }
+                }
+                extra += unused.count
+                total += truth.count
+            }
+            XCTAssertEqual(total, 18)
+            XCTAssertEqual(found, 18, backend.rawValue)
+            XCTAssertEqual(extra, 0, backend.rawValue)
+        }
+    }
+
     func testHaarAlt2FindsMostDlibFaces() throws {
         var options = FaceDetectorOptions()
         options.backend = .haarAlt2   // the cascade these numbers were measured with

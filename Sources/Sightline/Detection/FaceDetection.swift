@@ -228,7 +228,10 @@ public final class DNNFaceDetector: FaceDetecting {
             let c = candidates[i]
             let x0 = max(0, Double(c.x) * sx), y0 = max(0, Double(c.y) * sy)
             let x1 = min(Double(displayW), Double(c.x + c.w) * sx), y1 = min(Double(displayH), Double(c.y + c.h) * sy)
-            guard x1 > x0, y1 > y0, max(x1 - x0, y1 - y0) >= Double(options.minFace) else { continue }
+            // --min-face sizes the input; what the network finds is kept down to the size it finds
+            // reliably (in its input), and always from --min-face up.
+            guard x1 > x0, y1 > y0, max(x1 - x0, y1 - y0) >= Double(options.minFace)
+                    || max((x1 - x0) / sx, (y1 - y0) / sy) >= FaceModelKind.smallestReliableFace else { continue }
             var landmarks: FaceLandmarks?
             if c.landmarks.count == 10 {
                 let p = c.landmarks.enumerated().map { Double(Float(Double($0.element) * ($0.offset % 2 == 1 ? sy : sx))) }

@@ -39,20 +39,22 @@ public enum FaceModelKind: Sendable, Equatable {
         }
     }
 
-    /// CenterFace: the smallest face, in input pixels, it finds reliably. Measured on the sample
+    /// The smallest face, in input pixels, the networks find reliably. CenterFace, on the sample
     /// scaled so that its smaller face is 40 px (Scripts/scale_sample.py) at 720p and 1080p:
-    /// at 20 px in the input, recall 0.998 (threshold 0.4), at 16.7 px 0.74, at 25 px 1.000.
-    static let centerFaceSmallestFace = 20.0
+    /// at 20 px in the input, recall 0.998 (threshold 0.4), at 16.7 px 0.74, at 25 px 1.000. On
+    /// the dlib photos at full size, every box under it was a false positive (CenterFace 12–16 px,
+    /// YuNet 18 px, UltraFace-640 18 px) and every face was above it (22 px and more).
+    static let smallestReliableFace = 20.0
 
     /// The network input for a displayed frame of `width` x `height`: UltraFace's fixed size
     /// (aspect not kept: its priors are in the graph); otherwise the frame scaled down to
     /// `detectWidth` (0: full size). CenterFace is never scaled so far that a `minFace` face
-    /// becomes smaller than `centerFaceSmallestFace`, and each side is rounded to a multiple of
+    /// becomes smaller than `smallestReliableFace`, and each side is rounded to a multiple of
     /// 32 (aspect off by at most 16 px, as CenterFace's own code does).
     public func inputSize(width: Int, height: Int, detectWidth: Int, minFace: Int) -> (width: Int, height: Int) {
         if let fixed = fixedInput { return fixed }
         var scale = detectWidth > 0 && detectWidth < width ? Double(detectWidth) / Double(width) : 1
-        if self == .centerface { scale = min(1, max(scale, Self.centerFaceSmallestFace / Double(max(1, minFace)))) }
+        if self == .centerface { scale = min(1, max(scale, Self.smallestReliableFace / Double(max(1, minFace)))) }
         let w = max(1, Int((Double(width) * scale).rounded())), h = max(1, Int((Double(height) * scale).rounded()))
         guard self == .centerface else { return (w, h) }
         func multipleOf32(_ v: Int) -> Int { max(32, (v + 16) / 32 * 32) }

@@ -182,7 +182,8 @@ final class ReportBrowserTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let eval = """
             ({missed: [...document.querySelectorAll('#issues tr.issue[data-kind=missed]')].map((r) => Number(r.dataset.frame)), \
-            recall: document.querySelector('#audit-faces [data-metric=recall]').textContent})
+            recall: document.querySelector('#audit-faces [data-metric=recall]').textContent, \
+            hota: document.querySelector('#audit-faces [data-metric=hota]').textContent})
             """
         let probe = """
             (() => { document.getElementById('timeline-section').scrollIntoView(); const r = window.sightlineReport; \
@@ -195,6 +196,8 @@ final class ReportBrowserTests: XCTestCase {
         let faces = try XCTUnwrap(report["faces"] as? [String: Any])
         let recall = try XCTUnwrap((faces["detection"] as? [String: Any])?["recall"] as? Double)
         XCTAssertEqual(value["recall"] as? String, String(format: "%.3f", recall))
+        let hota = try XCTUnwrap((faces["tracking"] as? [String: Any])?["hota"] as? Double)
+        XCTAssertEqual(value["hota"] as? String, String(format: "%.3f", hota))
         for k in missed.indices { assertColour(view.colour(at: k), ReportColour.missed, "the misses row at frame \(missed[k])") }
         assertLaneBackground(view.colour(at: missed.count), "the misses row at frame \(clean)")
     }

@@ -50,7 +50,7 @@ public struct AuditGates: Sendable, Equatable {
             if let minPrecision { check("--min-precision", audit, Self.precision(audit), atLeast: minPrecision) }
             if let maxIDSwitches {
                 switch audit.tracking {
-                case .available(let mot, _) where mot.switches > maxIDSwitches:
+                case .available(let mot, _, _) where mot.switches > maxIDSwitches:
                     failures.append("--max-id-switches not met: \(audit.kind.rawValue) \(mot.switches) > \(maxIDSwitches)")
                 case .unavailable(let reason):
                     failures.append("--max-id-switches not met: \(audit.kind.rawValue) ID switches not available: \(reason)")

@@ -38,7 +38,7 @@ extension TrackingResult {
         switch self {
         case .unavailable(let reason):
             return .object([("available", .bool(false)), ("reason", .string(reason))])
-        case .available(let m, let id):
+        case .available(let m, let id, let hota):
             return .object([
                 ("available", .bool(true)),
                 ("mota", ratioJSON(m.mota)),
@@ -48,6 +48,9 @@ extension TrackingResult {
                 ("idf1", ratioJSON(id.idF1)), ("idp", ratioJSON(id.idPrecision)), ("idr", ratioJSON(id.idRecall)),
                 ("id_true_positives", int(id.idTruePositives)), ("id_false_positives", int(id.idFalsePositives)),
                 ("id_false_negatives", int(id.idFalseNegatives)),
+                ("hota", ratioJSON(hota.hota)), ("deta", ratioJSON(hota.detA)), ("assa", ratioJSON(hota.assA)),
+                ("detre", ratioJSON(hota.detRe)), ("detpr", ratioJSON(hota.detPr)),
+                ("assre", ratioJSON(hota.assRe)), ("asspr", ratioJSON(hota.assPr)), ("loca", ratioJSON(hota.locA)),
                 ("id_switches", int(m.switches)), ("fragmentations", int(m.fragmentations)),
                 ("truth_tracks", int(m.uniqueObjects)), ("mostly_tracked", int(m.mostlyTracked)),
                 ("partially_tracked", int(m.partiallyTracked)), ("mostly_lost", int(m.mostlyLost)),
@@ -61,10 +64,12 @@ extension TrackingResult {
         switch self {
         case .unavailable(let reason):
             return ["not available: \(reason)"]
-        case .available(let m, let id):
+        case .available(let m, let id, let hota):
             return [
                 "MOTA \(ratioText(m.mota))  MOTP \(ratioText(m.motp)) (mean 1-IoU; mean IoU \(ratioText(m.motp.map { 1 - $0 })))"
                     + "  IDF1 \(ratioText(id.idF1))  IDP \(ratioText(id.idPrecision))  IDR \(ratioText(id.idRecall))",
+                "HOTA \(ratioText(hota.hota))  DetA \(ratioText(hota.detA))  AssA \(ratioText(hota.assA))"
+                    + "  (mean over IoU thresholds 0.05..0.95)",
                 "ID switches \(m.switches)  fragmentations \(m.fragmentations)  truth tracks \(m.uniqueObjects): "
                     + "mostly tracked \(m.mostlyTracked), partially \(m.partiallyTracked), mostly lost \(m.mostlyLost)",
                 "matches \(m.matched)  misses \(m.misses)  false positives \(m.falsePositives)  of \(m.objects) truth objects",

@@ -21,11 +21,12 @@ public struct AuditOptions: Sendable {
 
 /// Tracking metrics, or why they cannot be computed.
 public enum TrackingResult: Sendable, Equatable {
-    case available(CLEARMOTMetrics, IdentityMetrics)
+    case available(CLEARMOTMetrics, IdentityMetrics, HOTAMetrics)
     case unavailable(String)
 
-    public var clearMOT: CLEARMOTMetrics? { if case .available(let m, _) = self { return m } else { return nil } }
-    public var identity: IdentityMetrics? { if case .available(_, let i) = self { return i } else { return nil } }
+    public var clearMOT: CLEARMOTMetrics? { if case .available(let m, _, _) = self { return m } else { return nil } }
+    public var identity: IdentityMetrics? { if case .available(_, let i, _) = self { return i } else { return nil } }
+    public var hota: HOTAMetrics? { if case .available(_, _, let h) = self { return h } else { return nil } }
 }
 
 /// The audit of one kind of object.
@@ -194,12 +195,15 @@ public struct Auditor: Sendable {
         if let problem = trackIdProblem(frames.compactMap(\.other), side: "prediction", name: name, ids: ids) { return .unavailable(problem) }
         let matcher = ObservationMatcher(minIoU: options.iou)
         var accumulator = MOTAccumulator()
+        var hotaFrames: [HOTAMetrics.Frame] = []
         var lastPaired: [Int: Int] = [:]   // truth id -> predicted id it was last paired with
         for (k, frame) in frames.enumerated() {
             let truthBoxes = frame.reference.map(boxes) ?? [], predictedBoxes = frame.other.map(boxes) ?? []
             let objects = (frame.reference.map(ids) ?? []).compactMap { $0 }
             let hypotheses = (frame.other.map(ids) ?? []).compactMap { $0 }
-            let distances = truthBoxes.map { t in predictedBoxes.map { matcher.cost(t.iou($0)) } }
+            let ious = truthBoxes.map { t in predictedBoxes.map { t.iou($0) } }
+            hotaFrames.append(HOTAMetrics.Frame(objects: objects, hypotheses: hypotheses, similarity: ious))
+            let distances = ious.map { row in row.map { matcher.cost($0) } }
             let events = accumulator.update(objects: objects, hypotheses: hypotheses, distances: distances)
             guard options.perFrame else { continue }
             for event in events.events {
@@ -210,7 +214,7 @@ public struct Auditor: Sendable {
                 lastPaired[o] = h
             }
         }
-        return .available(accumulator.metrics, accumulator.identity)
+        return .available(accumulator.metrics, accumulator.identity, HOTAMetrics(frames: hotaFrames))
     }
 
     private func trackIdProblem(_ records: [FrameRecord], side: String, name: String, ids: (FrameRecord) -> [Int?]) -> String? {

@@ -14,8 +14,8 @@ public struct MOTFrameEvents: Sendable, Equatable {
 /// Object Tracking Performance: The CLEAR MOT Metrics", 2008), following py-motmetrics'
 /// `MOTAccumulator` where the paper leaves a choice:
 ///
-/// 1. A correspondence (object o, hypothesis h) made in the previous frame is kept when both are
-///    present and their distance is allowed (not nil).
+/// 1. The correspondence (object o, hypothesis h) o was last paired in, in any earlier frame, is
+///    kept when both are present and their distance is allowed (not nil); objects in frame order.
 /// 2. The remaining objects and hypotheses are paired by a minimum-cost assignment on the distances
 ///    (as many pairs as possible, then least total distance).
 /// 3. A pair counts as an ID switch when o was last paired (in any earlier frame) with another h.
@@ -25,7 +25,6 @@ public struct MOTFrameEvents: Sendable, Equatable {
 /// `IdentityMetrics`). Distances are whatever the caller uses; Sightline passes 1 − IoU.
 public struct MOTAccumulator: Sendable {
     private var lastHypothesis: [Int: Int] = [:]        // object -> last hypothesis ever paired
-    private var previousFramePairs: [Int: Int] = [:]    // object -> hypothesis paired in the last frame
     private var objectTimeline: [Int: [Bool]] = [:]     // object -> paired or not, per frame present
     private var objectFirstSeen: [Int] = []
     private var hypothesisCounts: [Int: Int] = [:]
@@ -59,7 +58,6 @@ public struct MOTAccumulator: Sendable {
         var events: [MOTFrameEvents.Event] = []
         var objectPaired = [Bool](repeating: false, count: objects.count)
         var hypothesisPaired = [Bool](repeating: false, count: hypotheses.count)
-        var framePairs: [Int: Int] = [:]
         func pair(_ i: Int, _ j: Int, _ d: Double) {
             let o = objects[i], h = hypotheses[j]
             let isSwitch = lastHypothesis[o].map { $0 != h } ?? false
@@ -67,15 +65,15 @@ public struct MOTAccumulator: Sendable {
             objectPaired[i] = true
             hypothesisPaired[j] = true
             lastHypothesis[o] = h
-            framePairs[o] = h
             counts.matched += 1
             counts.distanceSum += d
             if isSwitch { counts.switches += 1 }
         }
 
-        // 1. Keep last frame's correspondences that are still allowed.
+        // 1. Keep each object's last correspondence when it is still allowed (py-motmetrics keeps
+        // it across frames where the object or its hypothesis was missing, not only from the last frame).
         for (i, o) in objects.enumerated() {
-            guard let h = previousFramePairs[o], let j = hypotheses.firstIndex(of: h), !hypothesisPaired[j],
+            guard let h = lastHypothesis[o], let j = hypotheses.firstIndex(of: h), !hypothesisPaired[j],
                   let d = distance(i, j) else { continue }
             pair(i, j, d)
         }
@@ -99,7 +97,6 @@ public struct MOTAccumulator: Sendable {
             events.append(.init(kind: .falsePositive, object: nil, hypothesis: h, distance: nil))
             counts.falsePositives += 1
         }
-        previousFramePairs = framePairs
         return MOTFrameEvents(events: events)
     }
 

@@ -34,8 +34,13 @@ public struct ObservationMatcher: Sendable {
                           extra: predicted.indices.filter { !pairedPredicted.contains($0) })
     }
 
-    /// The cost of pairing boxes with this overlap, 1 − IoU, or nil when they may not pair.
-    public func cost(_ iou: Double) -> Double? { iou >= minIoU && iou > 0 ? 1 - iou : nil }
+    /// The cost of pairing boxes with this overlap, 1 − IoU, or nil when they may not pair. The test
+    /// is on the distance, 1 − IoU ≤ 1 − threshold, as py-motmetrics' `iou_matrix` makes it, so a
+    /// pair at the threshold is decided the same way to the last bit.
+    public func cost(_ iou: Double) -> Double? {
+        let distance = 1 - iou
+        return iou > 0 && distance <= 1 - minIoU ? distance : nil
+    }
 
     public func match(truth: [FaceObservation], predicted: [FaceObservation]) -> FrameMatch {
         match(truth: truth.map(\.box), predicted: predicted.map(\.box))

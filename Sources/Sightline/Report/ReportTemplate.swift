@@ -192,13 +192,14 @@ const laneMarks = new Map();                           // track id -> [[frame, k
     rows.push('<tr id="audit-' + name + '"><th>' + name + '</th>' +
       '<td class="num" data-metric="precision">' + fmt(det.precision, 3) + '</td><td class="num" data-metric="recall">' + fmt(det.recall, 3) + '</td>' +
       '<td class="num" data-metric="f1">' + fmt(det.f1, 3) + '</td><td class="num" data-metric="mota">' + (tr ? fmt(tr.mota, 3) : 'n/a') + '</td>' +
-      '<td class="num" data-metric="idf1">' + (tr ? fmt(tr.idf1, 3) : 'n/a') + '</td><td class="num" data-metric="switches">' + (tr ? tr.id_switches : 'n/a') + '</td>' +
+      '<td class="num" data-metric="idf1">' + (tr ? fmt(tr.idf1, 3) : 'n/a') + '</td><td class="num" data-metric="hota">' + (tr ? fmt(tr.hota, 3) : 'n/a') + '</td>' +
+      '<td class="num" data-metric="switches">' + (tr ? tr.id_switches : 'n/a') + '</td>' +
       '<td class="num" data-metric="payload">' + (payload !== undefined ? fmt(payload, 3) : '') + '</td></tr>');
   };
   for (const kind of ['faces', 'codes']) {
     const k = A[kind];
     if (!k) continue;
-    if (k.skipped) { rows.push('<tr><th>' + kind + '</th><td colspan="7" class="note">skipped: ' + esc(k.skipped) + '</td></tr>'); continue; }
+    if (k.skipped) { rows.push('<tr><th>' + kind + '</th><td colspan="8" class="note">skipped: ' + esc(k.skipped) + '</td></tr>'); continue; }
     const d = k.detection;
     tp += d.true_positives; fp += d.false_positives; fn += d.false_negatives;
     if (k.tracking && k.tracking.available) { sw += k.tracking.id_switches; swKnown = true; }
@@ -206,8 +207,8 @@ const laneMarks = new Map();                           // track id -> [[frame, k
   }
   const ratio = (a, b) => b > 0 ? a / b : null;
   rows.push('<tr id="audit-all"><th>all</th><td class="num" data-metric="precision">' + fmt(ratio(tp, tp + fp), 3) + '</td><td class="num" data-metric="recall">' + fmt(ratio(tp, tp + fn), 3) +
-    '</td><td class="num" data-metric="f1">' + fmt(ratio(2 * tp, 2 * tp + fp + fn), 3) + '</td><td></td><td></td><td class="num" data-metric="switches">' + (swKnown ? sw : 'n/a') + '</td><td></td></tr>');
-  $('audit-metrics').innerHTML = '<thead><tr><th></th><th class="num">precision</th><th class="num">recall</th><th class="num">F1</th><th class="num">MOTA</th><th class="num">IDF1</th><th class="num">ID switches</th><th class="num">payload accuracy</th></tr></thead><tbody>' + rows.join('') + '</tbody>';
+    '</td><td class="num" data-metric="f1">' + fmt(ratio(2 * tp, 2 * tp + fp + fn), 3) + '</td><td></td><td></td><td></td><td class="num" data-metric="switches">' + (swKnown ? sw : 'n/a') + '</td><td></td></tr>');
+  $('audit-metrics').innerHTML = '<thead><tr><th></th><th class="num">precision</th><th class="num">recall</th><th class="num">F1</th><th class="num">MOTA</th><th class="num">IDF1</th><th class="num">HOTA</th><th class="num">ID switches</th><th class="num">payload accuracy</th></tr></thead><tbody>' + rows.join('') + '</tbody>';
   const issues = [];
   const box = (o) => o && o.box ? 'x ' + o.box.x + ' y ' + o.box.y + ' w ' + o.box.w + ' h ' + o.box.h : '';
   for (const f of A.per_frame || []) {

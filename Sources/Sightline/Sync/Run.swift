@@ -85,7 +85,11 @@ public final class Run: @unchecked Sendable {
                     try take(try recorded.record(for: picture), picture)
                     delivery.end(recorded.takeEndedTracks())
                 }
-                if !stopRequested.load(ordering: .relaxed) { try recorded.finish(framesDecoded: frames) }
+                if !stopRequested.load(ordering: .relaxed) {
+                    try recorded.finish(framesDecoded: frames)
+                    // Track records after the last frame record.
+                    delivery.end(recorded.takeEndedTracks())
+                }
                 result.frames = frames
                 result.damage = source.damage
             }

@@ -60,7 +60,8 @@ struct Audit: ParsableCommand {
             Per kind: TP, FP, FN, precision, recall and F1 at --iou, from the optimal one-to-one \
             pairing in each frame; COCO-style average precision (101 recall points) when the \
             prediction has scores; CLEAR MOT (MOTA, MOTP as mean 1-IoU, ID switches, fragmentations, \
-            mostly tracked/lost) and IDF1/IDP/IDR when both files carry track ids. Codes: exact-payload \
+            mostly tracked/lost), IDF1/IDP/IDR and HOTA/DetA/AssA (means over IoU thresholds 0.05..0.95, \
+            as TrackEval) when both files carry track ids. Codes: exact-payload \
             accuracy (symbology and bytes), wrong payloads, per symbology, first-read latency per truth code.
 
             Gates: for faces, recall and precision are detection recall and precision; for codes, \

@@ -76,17 +76,22 @@ public enum MOTChallengeText {
         return file
     }
 
-    /// The faces of `frames` as MOTChallenge text (10 columns, the results format: world coordinates
-    /// -1), one line per face, frames 1-based, id -1 for a face without a track.
-    public static func text(of frames: [FrameRecord]) -> String {
+    /// The faces (or the codes) of `frames` as MOTChallenge text (10 columns, the results format:
+    /// world coordinates -1), one line per object, frames 1-based, id -1 for an object without a
+    /// track. Column 7 is the face's score, or -1 (no score) for codes and when `scores` is false
+    /// (truth files), so the file reads back as it was: as truth, only a 0 there leaves a row out.
+    public static func text(of frames: [FrameRecord], kind: AuditKind = .faces, scores: Bool = true) -> String {
         var out = ""
         for frame in frames.sorted(by: { $0.index < $1.index }) {
-            for face in frame.faces {
-                let b = face.box
-                let fields = ["\(frame.index + 1)", "\(face.track ?? -1)",
+            let objects: [(box: Box, track: Int?, score: Double?)] = kind == .faces
+                ? frame.faces.map { ($0.box, $0.track, scores ? $0.score : nil) }
+                : frame.codes.map { ($0.box, $0.track, nil) }
+            for object in objects {
+                let b = object.box
+                let fields = ["\(frame.index + 1)", "\(object.track ?? -1)",
                               JSON.format(b.x, digits: Precision.pixels), JSON.format(b.y, digits: Precision.pixels),
                               JSON.format(b.w, digits: Precision.pixels), JSON.format(b.h, digits: Precision.pixels),
-                              JSON.format(face.score, digits: Precision.score), "-1", "-1", "-1"]
+                              object.score.map { JSON.format($0, digits: Precision.score) } ?? "-1", "-1", "-1", "-1"]
                 out += fields.joined(separator: ",") + "\n"
             }
         }

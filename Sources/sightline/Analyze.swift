@@ -15,9 +15,6 @@ struct Analyze: ParsableCommand {
     @Argument(help: "The video file to read (anything FFmpeg opens), or - for standard input.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "Where to write the JSON Lines (- for standard output).")
-    var output: String = "-"
-
     @Option(help: "Index of the video stream to read (default: the best video stream).")
     var stream: Int?
 
@@ -30,21 +27,14 @@ struct Analyze: ParsableCommand {
     @Option(help: ArgumentHelp("Also analyze and track this many seconds before --start without writing them as frames (a shard's warm-up: tracks entering the span keep their state). Written as `warmup` records for `sightline merge`.", valueName: "SECONDS"))
     var warmup: Double?
 
+    @OptionGroup var outputs: OutputOptions
+
     @OptionGroup var detection: DetectionOptions
 
     @Option(help: "Also write the video with the overlays drawn in, as a fragmented MP4 (H.264).")
     var render: String?
 
     @OptionGroup var rendering: RenderOptions
-
-    @Option(help: ArgumentHelp("Write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
-    var thumbnails: String?
-
-    @Flag(help: "Add the wall time to the summary record (output then differs between runs).")
-    var timing = false
-
-    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
-    var quiet = false
 
     @OptionGroup var decoding: InputOptions
 
@@ -60,30 +50,22 @@ struct Analyze: ParsableCommand {
         // The detectors (and a DNN model) and a mask image are set up before the input opens:
         // what is missing is reported before any output exists.
         let analysis = try detection.analysis()
-        let painter = try render.map { _ in try rendering.painter() }
+        let drawing = try render.map { (path: $0, painter: try rendering.painter()) }
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let source = try decoding.open(input, stream: stream, start: start, duration: duration, warmup: warmup ?? 0,
                                        keepAudio: render != nil)
         var configuration = detection.configuration(source: source, analysis: analysis)
         if let start, warmup != nil { configuration.warmupEnds = start }
-        configuration.timing = timing
+        configuration.timing = outputs.timing
         let run = try Run(configuration)
-
-        // The records last: their summary counts the other outputs' failures. A part of a video
-        // (a shard) gets its name only when complete, so a killed run never leaves one that looks finished.
-        var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: duration))]
-        if let render, let painter {
-            sinks.append(OverlayRenderer(painter: painter, writer: try MP4Writer(path: render, source: source, options: rendering.encoder),
-                                         audioFrom: source))
+        let video = try drawing.map { path, painter in
+            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, source: source, options: rendering.encoder), audioFrom: source)
         }
-        if let thumbnails { sinks.append(try ThumbnailCollector(directory: thumbnails)) }
-        sinks.append(try RecordsSink(path: output, stream: StreamRecord(run: run, start: start, duration: duration, warmup: warmup),
-                                     atomically: start != nil || duration != nil))
-
-        // SIGINT/SIGTERM: stop reading, finish the frames in flight, write the summary.
-        let signals = stopOnSignals { run.stop() }
-        defer { signals.forEach { $0.cancel() } }
-        let summary = try run.run(into: sinks)
+        let sinks = try outputs.sinks(
+            progress: ProgressLine(quiet: outputs.quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: duration)),
+            video: video, stream: StreamRecord(run: run, start: start, duration: duration, warmup: warmup),
+            atomically: start != nil || duration != nil)
+        let summary = try run.runStoppable(into: sinks)
         if summary.interrupted { throw ExitCode(130) }
         if !summary.damage.isEmpty {
             throw SightlineError.inputDamaged(path: input, reason: "\(summary.damage) (\(summary.frames) frames analyzed)")

@@ -31,9 +31,6 @@ struct Capture: ParsableCommand {
     @Option(help: "Frame rate to ask for (default: the camera's current rate).")
     var fps: Double?
 
-    @Option(name: .shortAndLong, help: "Where to write the JSON Lines (- for standard output).")
-    var output: String = "-"
-
     @Option(help: "Also record the video with the overlays drawn in, as a fragmented MP4 (H.264).")
     var record: String?
 
@@ -52,18 +49,11 @@ struct Capture: ParsableCommand {
         """)
     var noDrop = false
 
+    @OptionGroup var outputs: OutputOptions
+
     @OptionGroup var detection: DetectionOptions
 
     @OptionGroup var rendering: RenderOptions
-
-    @Option(help: ArgumentHelp("Write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
-    var thumbnails: String?
-
-    @Flag(help: "Add the wall time to the summary record.")
-    var timing = false
-
-    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
-    var quiet = false
 
     /// Frames --no-drop lets wait for analysis (8 s at 30 fps; about 330 MB at 720p).
     static let backlog = 240
@@ -78,44 +68,39 @@ struct Capture: ParsableCommand {
     func run() throws {
         // The detectors and a mask image are set up before the camera opens.
         let analysis = try detection.analysis()
-        let painter = try record.map { _ in try rendering.painter() }
+        let drawing = try record.map { (path: $0, painter: try rendering.painter()) }
         VideoFileSource.showLibraryWarnings(false)   // the encoder's chatter
         let camera = try CameraSource(options: CameraOptions(device: device, size: size, fps: fps, mirror: mirror,
                                                              maxFrames: frames, maxSeconds: duration))
         var configuration = detection.configuration(source: camera, analysis: analysis)
         configuration.backpressure = noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames
-        configuration.timing = timing
+        configuration.timing = outputs.timing
         let run = try Run(configuration)
 
-        let progress = ProgressLine(quiet: quiet, totalFrames: frames)
+        let progress = ProgressLine(quiet: outputs.quiet, totalFrames: frames)
         progress.note = { record, dropped in
             let latency = camera.latency(pts: record.pts).map { String(format: "latency %.2fs  ", $0) } ?? ""
             return latency + "dropped \(dropped)  lost \(camera.lostFrames)"
         }
-        var sinks: [FrameSink] = [progress]
         // SIGUSR1 pauses and resumes the recording.
         let paused = SignalFlag()
-        if let record, let painter {
-            let recorder = OverlayRenderer(painter: painter, writer: try MP4Writer(path: record, stream: camera.info, options: rendering.encoder))
-            recorder.isPaused = { paused.isRequested }
-            sinks.append(recorder)
+        let recorder = try drawing.map { path, painter in
+            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: camera.info, options: rendering.encoder))
         }
-        if let thumbnails { sinks.append(try ThumbnailCollector(directory: thumbnails)) }
+        recorder?.isPaused = { paused.isRequested }
         var stream = StreamRecord(run: run, duration: duration)
         stream.camera = camera.camera
         stream.camera?.dropLateFrames = !noDrop
-        sinks.append(try RecordsSink(path: output, stream: stream))
+        let sinks = try outputs.sinks(progress: progress, video: recorder, stream: stream)
 
-        // SIGINT/SIGTERM: stop capturing, finish the frames in flight.
-        var handlers = stopOnSignals { run.stop() }
-        handlers.append(onSignal(SIGUSR1) {
+        let pause = onSignal(SIGUSR1) {
             let nowPaused = paused.toggle()
-            if record != nil, !quiet {
+            if record != nil, !outputs.quiet {
                 FileHandle.standardError.write(Data("\nsightline: recording \(nowPaused ? "paused" : "resumed")\n".utf8))
             }
-        })
-        defer { handlers.forEach { $0.cancel() } }
-        let summary = try run.run(into: sinks)
+        }
+        defer { pause.cancel() }
+        let summary = try run.runStoppable(into: sinks)
         if let readError = summary.damage.readError {
             throw SightlineError.inputDamaged(path: device, reason: readError + " (\(summary.frames) frames captured)")
         }

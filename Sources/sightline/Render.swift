@@ -45,12 +45,9 @@ struct Render: ParsableCommand {
         let sinks: [FrameSink?] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration)),
                                    renderer, thumbnailCollector]
 
-        // SIGINT/SIGTERM: stop reading and finish the video written so far.
-        let signals = stopOnSignals { run.stop() }
-        defer { signals.forEach { $0.cancel() } }
         let summary: SummaryRecord
         do {
-            summary = try recordFile { try run.run(into: sinks.compactMap { $0 }) }
+            summary = try recordFile { try run.runStoppable(into: sinks.compactMap { $0 }) }
         } catch let error as SightlineError {
             // Overlays from records of another video are worthless: leave nothing behind.
             if case .recordsMismatch = error {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Sightline
 import Synchronization
 
 /// Set from a signal handler, read by the loop it stops (or the recording it pauses).
@@ -25,4 +26,14 @@ func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> Dis
     source.setEventHandler(handler: handler)
     source.resume()
     return source
+}
+
+extension Run {
+    /// Runs into `sinks`; SIGINT or SIGTERM stops reading, and the frames in flight are finished
+    /// (the summary says interrupted).
+    func runStoppable(into sinks: [FrameSink]) throws -> SummaryRecord {
+        let signals = stopOnSignals { self.stop() }
+        defer { signals.forEach { $0.cancel() } }
+        return try run(into: sinks)
+    }
 }

@@ -205,21 +205,38 @@ extension SummaryRecord {
 }
 
 extension SummaryRecord {
-    /// Adds what another run's summary (`summary` as parsed JSON) counted that its frame records do
-    /// not show: a shard's, to the merged summary. Every field of `json` is either here or counted
-    /// again from the frame and track records (frames, observations, distinct codes, tracks,
-    /// dropped frames).
-    public mutating func addRunCounts(of summary: [String: Any]) {
-        func count(_ key: String) -> Int { (summary[key] as? NSNumber)?.intValue ?? 0 }
-        analyzerErrors += count("analyzer_errors")
-        damage.corruptFrames += count("corrupt_frames")
-        damage.outOfOrderFrames += count("out_of_order_frames")
-        if damage.readError == nil { damage.readError = summary["read_error"] as? String }
-        if summary["interrupted"] as? Bool == true { interrupted = true }
-        if summary["dropped_frames"] != nil || summary["lost_frames"] != nil { live = true }
-        lostFrames += count("lost_frames")
-        outputErrors += summary["output_errors"] as? [String] ?? []
+    /// A summary record as written (`json` parsed), for the counts a reader cannot count again
+    /// from the frame and track records.
+    public init(json o: [String: Any]) {
+        self.init()
+        func count(_ key: String) -> Int { (o[key] as? NSNumber)?.intValue ?? 0 }
+        frames = count("frames")
+        tracks = count("tracks")
+        analyzerErrors = count("analyzer_errors")
+        damage.corruptFrames = count("corrupt_frames")
+        damage.outOfOrderFrames = count("out_of_order_frames")
+        damage.readError = o["read_error"] as? String
+        interrupted = o["interrupted"] as? Bool == true
+        live = o["dropped_frames"] != nil || o["lost_frames"] != nil
+        droppedFrames = count("dropped_frames")
+        lostFrames = count("lost_frames")
+        outputErrors = o["output_errors"] as? [String] ?? []
+        wallSeconds = (o["wall_seconds"] as? NSNumber)?.doubleValue
+    }
+
+    /// Adds what another run's summary counted that its frame records do not show: a shard's, to
+    /// the merged summary. Every other field is counted again from the frame and track records
+    /// (frames, observations, distinct codes, tracks, dropped frames).
+    public mutating func addRunCounts(of other: SummaryRecord) {
+        analyzerErrors += other.analyzerErrors
+        damage.corruptFrames += other.damage.corruptFrames
+        damage.outOfOrderFrames += other.damage.outOfOrderFrames
+        if damage.readError == nil { damage.readError = other.damage.readError }
+        if other.interrupted { interrupted = true }
+        if other.live { live = true }
+        lostFrames += other.lostFrames
+        outputErrors += other.outputErrors
         // The runs' wall times added up: the analysis time the merged timeline took.
-        if let seconds = (summary["wall_seconds"] as? NSNumber)?.doubleValue { wallSeconds = (wallSeconds ?? 0) + seconds }
+        if let seconds = other.wallSeconds { wallSeconds = (wallSeconds ?? 0) + seconds }
     }
 }

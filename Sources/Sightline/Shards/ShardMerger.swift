@@ -6,14 +6,15 @@ struct ShardRecords {
     var shard: Shard
     var path: String
     var streamLine: String
-    var stream: [String: Any]
+    /// What the stream record says of the shard's run.
+    var source: String?
+    var start: Double?
+    var maxDuration: Double?
+    /// The tracker's gap rule the shard ran with.
+    var maxGap: Int
     var warmup: [FrameRecord] = []
     var frames: [(line: String, record: FrameRecord)] = []
-    var summary: [String: Any] = [:]
-
-    var start: Double? { (stream["start"] as? NSNumber)?.doubleValue }
-    var maxDuration: Double? { (stream["max_duration"] as? NSNumber)?.doubleValue }
-    var source: String? { stream["source"] as? String }
+    var summary: SummaryRecord
 
     /// Reads a complete shard output; a truncated, interrupted or malformed one is refused.
     init(path: String, shard: Shard?) throws {
@@ -27,7 +28,7 @@ struct ShardRecords {
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         lines.removeLast()
         var stream: [String: Any]?, streamLine = ""
-        var summary: [String: Any]?
+        var summary: SummaryRecord?
         var warmup: [FrameRecord] = []
         var frames: [(line: String, record: FrameRecord)] = []
         for (offset, bytes) in lines.enumerated() {
@@ -46,15 +47,15 @@ struct ShardRecords {
                 let record: FrameRecord
                 do { record = try FrameRecord(json: object) } catch { throw reject("line \(number): \(error)") }
                 if type == "warmup" { warmup.append(record) } else { frames.append((String(decoding: bytes, as: UTF8.self), record)) }
-            case "summary": summary = object
+            case "summary": summary = SummaryRecord(json: object)
             default: continue
             }
         }
         guard let stream else { throw reject("no stream record (not written by sightline analyze?)") }
         guard let summary else { throw reject("truncated: no summary record (the run did not finish)") }
-        if summary["interrupted"] as? Bool == true { throw reject("the run was interrupted (its summary says so)") }
-        if let count = (summary["frames"] as? NSNumber)?.intValue, count != frames.count {
-            throw reject("truncated: \(frames.count) frame records, the summary counts \(count)")
+        if summary.interrupted { throw reject("the run was interrupted (its summary says so)") }
+        if summary.frames != frames.count {
+            throw reject("truncated: \(frames.count) frame records, the summary counts \(summary.frames)")
         }
         for (a, b) in zip(frames, frames.dropFirst()) where b.record.index != a.record.index + 1 {
             throw reject("frame \(b.record.index) follows frame \(a.record.index) (frames missing or out of order)")
@@ -62,7 +63,11 @@ struct ShardRecords {
         self.shard = shard ?? Shard(input: "", number: 0, count: 0, start: 0, duration: nil, warmup: 0, output: path, merged: "")
         self.path = path
         self.streamLine = streamLine
-        self.stream = stream
+        source = stream["source"] as? String
+        start = (stream["start"] as? NSNumber)?.doubleValue
+        maxDuration = (stream["max_duration"] as? NSNumber)?.doubleValue
+        let tracking = (stream["analyzers"] as? [String: Any])?["tracking"] as? [String: Any]
+        maxGap = (tracking?["max_gap"] as? NSNumber)?.intValue ?? TrackerOptions().maxGap
         self.warmup = warmup
         self.frames = frames
         self.summary = summary
@@ -245,8 +250,7 @@ public struct ShardMerger {
             }
         }
 
-        let maxGap = ((shards.first?.stream["analyzers"] as? [String: Any])?["tracking"] as? [String: Any])?["max_gap"] as? NSNumber
-        let gap = maxGap?.intValue ?? 15
+        let gap = shards.first?.maxGap ?? TrackerOptions().maxGap
         // A merge that fails half way leaves no file behind.
         let writer = try JSONLinesWriter(path: output, atomically: true)
         try writer.write(line: shards.first?.sharedStreamLine ?? "")

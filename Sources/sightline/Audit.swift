@@ -39,16 +39,6 @@ struct ComparisonOptions: ParsableArguments {
     }
 }
 
-/// Runs a comparison, turning an alignment problem into one stderr line and exit 64.
-func comparing<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as AlignmentError {
-        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-        throw ExitCode(64)
-    }
-}
-
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Hold a run's records against ground truth: detection, tracking and code payload metrics.",
@@ -109,10 +99,10 @@ struct Audit: ParsableCommand {
     }
 
     func run() throws {
-        let p = try readRecords(predicted, truth: false)
-        let t = try readRecords(truth, truth: true)
+        let p = try RecordFile(auditInput: predicted, truth: false)
+        let t = try RecordFile(auditInput: truth, truth: true)
         let options = AuditOptions(iou: comparison.iou, matching: comparison.match, kinds: comparison.kind.kinds, perFrame: perFrame)
-        let report = try comparing { try Auditor(options: options).audit(predicted: p, truth: t) }
+        let report = try Auditor(options: options).audit(predicted: p, truth: t)
         switch comparison.format {
         case .json: print(report.json.serialized())
         case .table: print(report.table, terminator: "")

@@ -24,10 +24,10 @@ struct Diff: ParsableCommand {
     @OptionGroup var comparison: ComparisonOptions
 
     func run() throws {
-        let first = try readRecords(a, truth: false)
-        let second = try readRecords(b, truth: false)
+        let first = try RecordFile(auditInput: a, truth: false)
+        let second = try RecordFile(auditInput: b, truth: false)
         let differ = RunDiffer(iou: comparison.iou, matching: comparison.match, kinds: comparison.kind.kinds)
-        let diff = try comparing { try differ.diff(first, second) }
+        let diff = try differ.diff(first, second)
         switch comparison.format {
         case .json: print(diff.json.serialized())
         case .table: print(diff.table, terminator: "")

@@ -54,9 +54,9 @@ struct Export: ParsableCommand {
     func run() throws {
         // Created before anything is read, so an unwritable destination fails at once (exit 73).
         let destination = output == "-" ? nil : try ReportOutput(path: output)
-        let file = try recordFile { try RecordFile(path: records) }
+        let file = try RecordFile(path: records)
         let kinds = (kind ?? (format == .mot ? .face : .all)).kinds
-        let data = try recordFile { try RecordExporter(format: format, kinds: kinds).export(file) }
+        let data = try RecordExporter(format: format, kinds: kinds).export(file)
         if let destination {
             try destination.commit(data)
         } else {

@@ -30,7 +30,7 @@ struct Merge: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let shards = try recordFile { try Shard.readPlan(plan) }
+        let shards = try Shard.readPlan(plan)
         // Shard outputs given by name are paired with the plan's shards by their stream record.
         var paths: [String: String] = [:]
         if shardOutputs.isEmpty {

@@ -36,7 +36,7 @@ struct Render: ParsableCommand {
     func run() throws {
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let painter = try rendering.painter()
-        let replay = try recordFile { try RecordReplay(records: records, input: input) }
+        let replay = try RecordReplay(records: records, input: input)
         let (source, start) = try decoding.open(input, replaying: replay, keepAudio: true)
         let run = try Run(RunConfiguration(source: source, analysis: .replay(replay)))
         let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
@@ -47,7 +47,7 @@ struct Render: ParsableCommand {
 
         let summary: SummaryRecord
         do {
-            summary = try recordFile { try run.runStoppable(into: sinks.compactMap { $0 }) }
+            summary = try run.runStoppable(into: sinks.compactMap { $0 })
         } catch let error as SightlineError {
             // Overlays from records of another video are worthless: leave nothing behind.
             if case .recordsMismatch = error {

@@ -51,7 +51,7 @@ struct Report: ParsableCommand {
         let page = try ReportOutput(path: output)
         // The records are read once, from start to end: streamed into the collector (through the
         // replay with --video), which keeps them for the audit with --truth.
-        let reader = try recordFile { try RecordStreamReader(path: records) }
+        let reader = try RecordStreamReader(path: records)
         let collector = ReportCollector(expectedFrames: ReportCollector.expectedFrames(stream: reader.stream))
         collector.keepsRecords = truth != nil
         var thumbnails: [Int: Data] = [:]
@@ -62,12 +62,12 @@ struct Report: ParsableCommand {
             let (source, start) = try decoding.open(video, replaying: replay)
             let pictures = ThumbnailCollector()
             let progress = ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration))
-            let summary = try recordFile { try Run(RunConfiguration(source: source, analysis: .replay(replay))).run(into: [progress, pictures, collector]) }
+            let summary = try Run(RunConfiguration(source: source, analysis: .replay(replay))).run(into: [progress, pictures, collector])
             thumbnails = pictures.pictures
             if !summary.damage.isEmpty { damage = summary.damage }
         } else {
             let progress = ProgressLine(quiet: quiet, totalFrames: nil)
-            while let item = try recordFile({ try reader.next() }) {
+            while let item = try reader.next() {
                 switch item {
                 case .frame(let record):
                     collector.add(record)
@@ -81,10 +81,10 @@ struct Report: ParsableCommand {
 
         var audit: AuditReport?
         if let truth {
-            let predicted = try recordFile { try RecordFile(streamed: reader, frames: collector.keptFrames, tracks: collector.keptTracks) }
-            let truthFile = try readRecords(truth, truth: true)
+            let predicted = try RecordFile(streamed: reader, frames: collector.keptFrames, tracks: collector.keptTracks)
+            let truthFile = try RecordFile(auditInput: truth, truth: true)
             let options = AuditOptions(iou: iou, matching: match, perFrame: true)
-            audit = try comparing { try Auditor(options: options).audit(predicted: predicted, truth: truthFile) }
+            audit = try Auditor(options: options).audit(predicted: predicted, truth: truthFile)
         }
         let report = ReportPage(streamLine: reader.streamLine, summaryLine: reader.summaryLine, recordsName: records, videoName: video,
                                 truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit)

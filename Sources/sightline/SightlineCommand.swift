@@ -29,10 +29,19 @@ struct SightlineCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as SightlineError {
-            FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-            Foundation.exit(error.exitCode)
+            fail(error, exitCode: error.exitCode)
+        } catch let error as RecordFileError {
+            fail(error, exitCode: error.exitCode)
+        } catch let error as AlignmentError {
+            fail(error, exitCode: 64)
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// One stderr line naming the file and the cause, and the error's exit code.
+    private static func fail(_ error: Error, exitCode: Int32) -> Never {
+        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
+        Foundation.exit(exitCode)
     }
 }

@@ -46,7 +46,7 @@ struct Snapshot: ParsableCommand {
     func run() throws {
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let painter = try overlay.painter()
-        let replay = try records.map { path in try recordFile { try RecordReplay(records: path, input: input) } }
+        let replay = try records.map { path in try RecordReplay(records: path, input: input) }
         replay?.seeking = true
         // Without records the detectors run on the frame alone (no tracking): set them up (and
         // find a DNN model) before reading.
@@ -59,7 +59,7 @@ struct Snapshot: ParsableCommand {
         configuration.tracking = nil
         configuration.frameLimit = 1
         let still = StillSink(painter: painter, path: output)
-        try recordFile { try Run(configuration).run(into: [still]) }
+        try Run(configuration).run(into: [still])
         guard let record = still.record else {
             let end = source.info.duration.map { String(format: " (the video ends at %.3f s)", $0) } ?? ""
             throw SightlineError.timeOutOfRange(path: input, reason: String(format: "no frame at or after --at %.3f s", at) + end)

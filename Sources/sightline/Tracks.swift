@@ -25,7 +25,7 @@ struct Tracks: ParsableCommand {
     }
 
     func run() throws {
-        let file = try recordFile { try RecordFile(path: records) }
+        let file = try RecordFile(path: records)
         let tracks = file.tracks.filter { kind == nil || $0.kind.rawValue == kind }
             .filter { !confirmedOnly || $0.state != .unconfirmed }.sorted { $0.id < $1.id }
         if json {

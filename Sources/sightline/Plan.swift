@@ -54,15 +54,6 @@ struct Plan: ParsableCommand {
                                    outputDirectory: outputDirectory)
         try planner.createOutputDirectory()
         let writer = try JSONLinesWriter(path: output)
-        for (file, stem) in zip(files, ShardPlanner.stems(files)) {
-            let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))
-            let info = source.info
-            // The video's end on its timeline: where its first frame is, plus its length.
-            let span = info.duration.map { $0 + info.streamOffset }
-            let keyframeTimes = keyframes ? source.keyframeTimes() : []
-            for shard in planner.shards(input: file, span: span, keyframes: keyframeTimes, stem: stem) {
-                try writer.write(shard.json)
-            }
-        }
+        for shard in try planner.shards(of: files, stream: stream) { try writer.write(shard.json) }
     }
 }

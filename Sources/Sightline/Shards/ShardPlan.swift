@@ -149,6 +149,20 @@ public struct ShardPlanner {
         }
     }
 
+    /// The shards of every file (video `stream` of each; nil: the best), in order: each file is
+    /// opened to find its span on its timeline (and its keyframes with `atKeyframes`).
+    public func shards(of files: [String], stream: Int?) throws -> [Shard] {
+        var all: [Shard] = []
+        for (file, stem) in zip(files, Self.stems(files)) {
+            let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))
+            let info = source.info
+            // The video's end on its timeline: where its first frame is, plus its length.
+            let span = info.duration.map { $0 + info.streamOffset }
+            all += shards(input: file, span: span, keyframes: atKeyframes ? source.keyframeTimes() : [], stem: stem)
+        }
+        return all
+    }
+
     /// Output names per input: the file name without its extension, made unique by a number.
     public static func stems(_ files: [String]) -> [String] {
         var used: [String: Int] = [:]

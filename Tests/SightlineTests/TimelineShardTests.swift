@@ -121,22 +121,28 @@ final class TimelineShardTests: XCTestCase {
         XCTAssertEqual(failures, [])
     }
 
+    /// The sample analyzed whole with `options`, and cut by `plan` with `cuts`, each shard run
+    /// with the same options and merged: the whole run's file, the merged file, the shards' folder.
+    private func wholeAndMerged(_ options: [String], cuts: [String], in dir: URL) throws -> (whole: String, merged: String, shards: String) {
+        let tag = (options + cuts).joined(separator: "_")
+        let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
+        let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", whole] + options)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let out = dir.appendingPathComponent(tag).path
+        let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
+        let planned = try runProcess(Fixtures.binary, ["plan", Fixtures.sample] + cuts + ["--output-dir", out, "-o", plan])
+        XCTAssertEqual(planned.status, 0, planned.stderr)
+        try runShards(plan, options)
+        let merge = try sightline("merge", plan, "-q")
+        XCTAssertEqual(merge.status, 0, merge.stderr)
+        return (whole, URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path, out)
+    }
+
     func testShardsWithWarmupMergeIntoTheWholeRun() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         for options in [[], ["--detect-every", "5"]] {
             let tag = options.isEmpty ? "every" : "stride"
-            let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
-            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", whole] + options)
-            XCTAssertEqual(run.status, 0, run.stderr)
-            let out = dir.appendingPathComponent(tag).path
-            let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
-            let planned = try sightline("plan", Fixtures.sample, "--shards", "4", "--warmup", "1", "--output-dir", out, "-o", plan)
-            XCTAssertEqual(planned.status, 0, planned.stderr)
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            try runShards(plan, options)
-            let merge = try sightline("merge", plan, "-q")
-            XCTAssertEqual(merge.status, 0, merge.stderr)
-            let merged = URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path
+            let (whole, merged, out) = try wholeAndMerged(options, cuts: ["--shards", "4", "--warmup", "1"], in: dir)
             let wholeData = try Data(contentsOf: URL(fileURLWithPath: whole)), mergedData = try Data(contentsOf: URL(fileURLWithPath: merged))
             // The frame records byte for byte (detections, t, index, track ids), then the rest.
             XCTAssertEqual(frameLines(mergedData), frameLines(wholeData), tag)
@@ -175,19 +181,9 @@ final class TimelineShardTests: XCTestCase {
     func testShardsCutOffTheScheduleGridMergeIntoTheWholeRun() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         for options in [[], ["--detect-every", "5"]] {
-            let tag = options.isEmpty ? "every" : "stride"
-            let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
-            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", whole] + options)
-            XCTAssertEqual(run.status, 0, run.stderr)
-            let out = dir.appendingPathComponent(tag).path
-            let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
-            let planned = try sightline("plan", Fixtures.sample, "--shard-length", "3.7", "--warmup", "2", "--output-dir", out, "-o", plan)
-            XCTAssertEqual(planned.status, 0, planned.stderr)
-            try runShards(plan, options)
-            let merge = try sightline("merge", plan, "-q")
-            XCTAssertEqual(merge.status, 0, merge.stderr)
-            let merged = URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl")
-            XCTAssertEqual(try Data(contentsOf: merged), try Data(contentsOf: URL(fileURLWithPath: whole)), tag)
+            let (whole, merged, _) = try wholeAndMerged(options, cuts: ["--shard-length", "3.7", "--warmup", "2"], in: dir)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: merged)), try Data(contentsOf: URL(fileURLWithPath: whole)),
+                           options.joined(separator: " "))
         }
     }
 

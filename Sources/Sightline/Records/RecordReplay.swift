@@ -50,8 +50,6 @@ public final class RecordReplay: RecordedFrames {
     /// the frames decoded.
     private func number(_ frame: VideoFrame) -> Int { schema < firstSchemaOnFileTimeline ? frame.index : frame.position }
 
-    /// The summary record once the records have been read to their end.
-    public var summary: [String: Any]? { reader.summary }
 
     private func mismatch(_ reason: String) -> SightlineError {
         .recordsMismatch(records: recordsPath, input: inputPath, reason: reason)

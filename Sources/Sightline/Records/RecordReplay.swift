@@ -50,7 +50,6 @@ public final class RecordReplay: RecordedFrames {
     /// the frames decoded.
     private func number(_ frame: VideoFrame) -> Int { schema < firstSchemaOnFileTimeline ? frame.index : frame.position }
 
-
     private func mismatch(_ reason: String) -> SightlineError {
         .recordsMismatch(records: recordsPath, input: inputPath, reason: reason)
     }

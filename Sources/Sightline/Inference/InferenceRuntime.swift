@@ -55,7 +55,7 @@ public enum InferenceError: Error, CustomStringConvertible, Sendable {
 func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int) throws -> InferenceSession {
     switch runtime {
     case .openvino:
-        return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, streams: workers)
+        return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, workers: workers)
     case .opencv:
         return try OpenCVSession(modelPath: modelPath, outputs: outputs)
     }

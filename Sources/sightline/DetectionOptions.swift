@@ -165,7 +165,21 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
     var maxGap: Int = 15
 
+    @Option(help: "Shot-cut detection (every track ends at a cut; cuts are written as `cut` records): on or off.")
+    var cuts: Switch = .on
+
+    @Option(name: .customLong("cut-threshold"), help: """
+        A frame starts a new shot when the mean change of its hue, saturation and value from the \
+        previous frame (0..255) is at least this (PySceneDetect's ContentDetector threshold).
+        """)
+    var cutThreshold: Double = 27
+
+    @Option(name: .customLong("min-shot"), help: "Frames a shot lasts at least: no cut closer than this to the last frame over the threshold.")
+    var minShot: Int = 15
+
     func validate() throws {
+        if !(cutThreshold > 0 && cutThreshold <= 255) { throw ValidationError("--cut-threshold must be above 0 and at most 255, not \(cutThreshold).") }
+        if !(0...100_000).contains(minShot) { throw ValidationError("--min-shot must be between 0 and 100000 frames, not \(minShot).") }
         if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
         if !(1...1000).contains(codeFullEvery) { throw ValidationError("--code-full-every must be between 1 and 1000, not \(codeFullEvery).") }
@@ -186,6 +200,7 @@ struct DetectionOptions: ParsableArguments {
         configuration.schedule = Schedule(detectEvery: detectEvery, codeFullEvery: codeFullEvery)
         configuration.tracking = TrackerOptions(maxGap: maxGap, codeConfirmation: CodeConfirmation(reads: codeConfirmReads, window: codeConfirmWindow))
         configuration.threads = workerThreads
+        configuration.cuts = cuts == .on ? CutOptions(threshold: cutThreshold, minShot: minShot) : nil
         return configuration
     }
 }

@@ -99,6 +99,10 @@ extension StreamRecord {
                                                ("detect_every", .int(Int64(tracking.detectEvery))),
                                                ("confirm_reads", .int(Int64(tracking.codeConfirmation.reads))),
                                                ("confirm_window", .int(Int64(tracking.codeConfirmation.window)))])))
+        if let cuts {
+            analyzers.append(("cuts", .object([("threshold", .fixed(cuts.threshold, digits: 2)),
+                                               ("min_shot", .int(Int64(cuts.minShot)))])))
+        }
 
         var members: [(String, JSON)] = [
             ("type", .string("stream")),
@@ -175,6 +179,13 @@ extension TrackRecord {
         if let state { members.append(("state", .string(state.rawValue))) }
         members += [("best_box", bestBox.json), ("best_frame", .int(Int64(bestFrame)))]
         return .object(members)
+    }
+}
+
+extension CutRecord {
+    public var json: JSON {
+        .object([("type", .string("cut")), ("index", .int(Int64(index))), ("pts", .int(pts)),
+                 ("t", .fixed(t, digits: Precision.seconds)), ("score", .fixed(score, digits: Precision.score))])
     }
 }
 

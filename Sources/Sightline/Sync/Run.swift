@@ -19,6 +19,7 @@ public final class Run: @unchecked Sendable {
     public let tracking: TrackingConfiguration?
     private let pipeline: AnalysisPipeline?
     private let trackingStage: TrackingStage?
+    private let cutDetector: CutDetector?
     private let stopRequested = Atomic(false)
 
     /// Sets up the analyzers of every worker, so a detector that cannot load fails before any
@@ -33,7 +34,7 @@ public final class Run: @unchecked Sendable {
             codes = codeOptions
             pipeline = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
                                             threads: configuration.threads, schedule: configuration.schedule,
-                                            policy: configuration.backpressure)
+                                            policy: configuration.backpressure, shotImages: configuration.cuts != nil)
             trackingStage = try configuration.tracking.map {
                 try TrackingStage(tracker: $0, detectEvery: configuration.schedule.detectEvery, lanes: configuration.threads,
                                   faces: faces, codes: codeOptions)
@@ -45,7 +46,11 @@ public final class Run: @unchecked Sendable {
             trackingStage = nil
         }
         tracking = trackingStage?.configuration
+        cutDetector = pipeline == nil ? nil : configuration.cuts.map(CutDetector.init)
     }
+
+    /// The cut settings, as the stream record reports them (nil: no cut detection).
+    public var cuts: CutOptions? { cutDetector?.options }
 
     /// Stops reading new frames; frames already read are still delivered. Safe from any thread.
     public func stop() {
@@ -61,11 +66,16 @@ public final class Run: @unchecked Sendable {
         let delivery = Delivery(sinks: sinks)
         let started = ContinuousClock.now
         var frames = 0
-        let take: (FrameRecord, VideoFrame) throws -> Void = { [self] analyzed, picture in
+        let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
+            // A cut ends every track before its frame is tracked: no track spans two shots.
+            let cut = cutDetector?.next(shot, frame: analyzed)
+            let endedAtCut = cut == nil ? [] : trackingStage?.endAllTracks() ?? []
             let (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
             if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
                 delivery.each { try $0.warmupFrame(record) }
             } else {
+                delivery.end(endedAtCut)
+                if let cut { delivery.each { try $0.cut(cut) } }
                 delivery.frame(record, picture: picture)
                 delivery.end(ended)
             }
@@ -82,7 +92,7 @@ public final class Run: @unchecked Sendable {
             case .replay(let recorded):
                 let source = configuration.source
                 while !stopRequested.load(ordering: .relaxed), let picture = try source.nextFrame() {
-                    try take(try recorded.record(for: picture), picture)
+                    try take(try recorded.record(for: picture), picture, nil)
                     delivery.end(recorded.takeEndedTracks())
                 }
                 if !stopRequested.load(ordering: .relaxed) {

@@ -33,7 +33,7 @@ public struct ShotImage: Sendable {
             slv_shot_hsv(&yuv, Int32(size.width), Int32(size.height), out.baseAddress, &error, error.count)
         }
         guard status == 0 else {
-            throw SightlineError.internal("shot image of frame \(frame.position): \(String(cString: error))")
+            throw SightlineError.internal("shot image of frame \(frame.position): \(error.cString)")
         }
         width = size.width
         height = size.height

@@ -17,6 +17,8 @@ public struct StreamRecord: Sendable {
     public var tracking: TrackingConfiguration
     /// Shot-cut detection (nil: off).
     public var cuts: CutOptions?
+    /// Face identities (nil: off).
+    public var identities: IdentityOptions?
     public var start: Double?
     public var duration: Double?
     /// Seconds before `start` that were analyzed and tracked but not written (a shard's warm-up).
@@ -35,6 +37,7 @@ public struct StreamRecord: Sendable {
         schedule = run.configuration.schedule
         tracking = run.tracking ?? TrackingConfiguration(maxGap: 0, detectEvery: schedule.detectEvery)
         cuts = run.cuts
+        identities = run.identities
         self.start = start
         self.duration = duration
         self.warmup = warmup

@@ -20,6 +20,7 @@ public final class Run: @unchecked Sendable {
     private let pipeline: AnalysisPipeline?
     private let trackingStage: TrackingStage?
     private let cutDetector: CutDetector?
+    private let identityLinker: IdentityLinker?
     private let stopRequested = Atomic(false)
 
     /// Sets up the analyzers of every worker, so a detector that cannot load fails before any
@@ -47,7 +48,16 @@ public final class Run: @unchecked Sendable {
         }
         tracking = trackingStage?.configuration
         cutDetector = pipeline == nil ? nil : configuration.cuts.map(CutDetector.init)
+        // Identities need track ids and the five landmarks the DNN detectors give.
+        if let options = configuration.identities, trackingStage != nil, faces?.backend.model != nil {
+            identityLinker = try IdentityLinker(options: options)
+        } else {
+            identityLinker = nil
+        }
     }
+
+    /// The identity settings, as the stream record reports them (nil: no identities).
+    public var identities: IdentityOptions? { identityLinker?.options }
 
     /// The cut settings, as the stream record reports them (nil: no cut detection).
     public var cuts: CutOptions? { cutDetector?.options }
@@ -69,8 +79,13 @@ public final class Run: @unchecked Sendable {
         let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
             // A cut ends every track before its frame is tracked: no track spans two shots.
             let cut = cutDetector?.next(shot, frame: analyzed)
-            let endedAtCut = cut == nil ? [] : trackingStage?.endAllTracks() ?? []
-            let (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
+            var endedAtCut = cut == nil ? [] : trackingStage?.endAllTracks() ?? []
+            var (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
+            if let identityLinker {
+                identityLinker.tracksEnded(&endedAtCut)
+                identityLinker.process(&record, frame: picture)
+                identityLinker.tracksEnded(&ended)
+            }
             if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
                 delivery.each { try $0.warmupFrame(record) }
             } else {
@@ -107,10 +122,19 @@ public final class Run: @unchecked Sendable {
             delivery.abandonAll()
             throw error
         }
-        if let trackingStage { delivery.end(trackingStage.finish()) }
+        if let trackingStage {
+            var ended = trackingStage.finish()
+            identityLinker?.tracksEnded(&ended)
+            delivery.end(ended)
+        }
+        if let identityLinker {
+            let rate = configuration.source.info.frameRate
+            let people = identityLinker.finish(frameDuration: rate.num > 0 ? Double(rate.den) / Double(rate.num) : 0)
+            delivery.each { try $0.identitiesFound(people) }
+        }
 
         var summary = delivery.summary
-        summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0)
+        summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0) + (identityLinker?.errors ?? 0)
         summary.damage = result.damage
         summary.interrupted = stopRequested.load(ordering: .relaxed)
             && !(configuration.frameLimit.map { frames >= $0 } ?? false)

@@ -45,6 +45,9 @@ public struct RunConfiguration {
     public var tracking: TrackerOptions? = TrackerOptions()
     /// Shot-cut detection (nil: off). Every track ends at a cut.
     public var cuts: CutOptions? = CutOptions()
+    /// Face identities: tracks linked into people by SFace embeddings (nil: off; needs tracking
+    /// and a face detector that gives landmarks).
+    public var identities: IdentityOptions?
     /// Analysis worker threads.
     public var threads = 1
     /// What the reading thread does when the workers are behind.

@@ -104,4 +104,49 @@ final class IdentityTests: XCTestCase {
         let validation = try runProcess("/usr/bin/python3", [Fixtures.repo.appendingPathComponent("Scripts/validate_records.py").path, out])
         XCTAssertEqual(validation.status, 0, validation.stdoutText + validation.stderr)
     }
+
+    /// The largest face's identity in the middle frame of each of `shots` shots of a record file.
+    private func identitiesPerShot(_ path: String, shots: Int) throws -> [Int?] {
+        let frames = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path)))
+            .filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0) }
+        return (0..<shots).map { k in frames[k * Self.shotFrames + Self.shotFrames / 2].faces.max { $0.box.w < $1.box.w }?.identity }
+    }
+
+    /// The video cut in two files (shots 0–7, 8–15), each analyzed with --embeddings: `people`
+    /// links each file's identities into the same 7 people, each exactly as the shots say.
+    func testPeopleLinksIdentitiesAcrossFilesByTheirEmbeddings() throws {
+        _ = try Fixtures.sharedModelOrSkip(.sface)
+        let dir = try Fixtures.temporaryDirectory(self)
+        let video = try Self.makeVideo(in: dir)
+        let half = Self.shots.count / 2
+        var files: [String] = []
+        var truth: [String: [Int: Int]] = [:]   // file → identity → person
+        for (part, range) in [(0, 0..<half), (1, half..<Self.shots.count)] {
+            let clip = dir.appendingPathComponent("part\(part).mp4").path
+            try ffmpeg("-i", video, "-vf", "trim=start_frame=\(range.lowerBound * Self.shotFrames):end_frame=\(range.upperBound * Self.shotFrames),setpts=PTS-STARTPTS",
+                       "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", clip)
+            let out = dir.appendingPathComponent("part\(part).jsonl").path
+            let run = try sightline("analyze", clip, "-q", "--codes", "off", "--identities", "on", "--embeddings", "-o", out)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            files.append(out)
+            for (k, identity) in try identitiesPerShot(out, shots: range.count).enumerated() {
+                let id = try XCTUnwrap(identity, "shot \(range.lowerBound + k) has no identity")
+                XCTAssertEqual(truth[out]?[id].map { $0 == Self.shots[range.lowerBound + k] } ?? true, true, "\(out): identity \(id) is two people")
+                truth[out, default: [:]][id] = Self.shots[range.lowerBound + k]
+            }
+        }
+        let timeline = try PeopleTimeline(files: files)
+        XCTAssertEqual(timeline.people.count, Set(Self.shots).count)
+        for person in timeline.people {
+            let who = Set(person.appearances.map { truth[$0.file]?[$0.identity] })
+            XCTAssertEqual(who.count, 1, "one person is \(who)")
+            XCTAssertEqual(person.appearances.count, 2, "each person is in both halves")
+        }
+        // Without embeddings, files cannot be linked: one clear error naming the file.
+        let plain = dir.appendingPathComponent("plain.jsonl").path
+        XCTAssertEqual(try sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", plain).status, 0)
+        let refused = try sightline("people", files[0], plain)
+        XCTAssertEqual(refused.status, 65)
+        XCTAssertTrue(refused.stderr.contains(plain) && refused.stderr.contains("--embeddings"), refused.stderr)
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Links face tracks into people, in frame order (deterministic).
 ///
 /// Each face track is embedded on a few of its faces (detected, with landmarks, at least
@@ -34,7 +36,15 @@ public final class IdentityLinker {
 
     public init(options: IdentityOptions) throws {
         self.options = options
-        let model = try ModelStore().resolve(KnownModel.sface, override: options.modelPath)
+        let store = ModelStore()
+        let sface = KnownModel.sface
+        if let path = options.modelPath, !FileManager.default.isReadableFile(atPath: path) {
+            throw SightlineError.detectorUnavailable(name: sface.name, reason: "--identity-model \(path): not a readable file")
+        }
+        if options.modelPath == nil, store.installedPath(sface) == nil {
+            throw SightlineError.detectorUnavailable(name: sface.name, reason: "the face embedding model \(sface.file) is not installed (looked in \(store.searchDirectories.joined(separator: ", "))); install it with Scripts/deps/build/sface-model.sh, or pass a file with --identity-model PATH")
+        }
+        let model = try store.resolve(sface, override: options.modelPath)
         embedder = try FaceEmbedder(model: model, runtime: options.runtime)
     }
 

@@ -124,4 +124,31 @@ final class ShotCutTests: XCTestCase {
                            String(decoding: try Data(contentsOf: URL(fileURLWithPath: whole)), as: UTF8.self), tag)
         }
     }
+
+    /// Shards without warm-up (2.6 s: the third starts on the cut at 156): each shard compares its
+    /// first frame with the frame before it, so the merged cuts are the whole run's, score and all.
+    func testShardsWithoutWarmupKeepTheCutOnTheirFirstFrame() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let video = try Self.makeVideo(in: dir)
+        let options = ["--faces", "off", "--codes", "off"]
+        let whole = dir.appendingPathComponent("whole.jsonl").path
+        XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", video, "-q", "-o", whole] + options).status, 0)
+        let out = dir.appendingPathComponent("shards").path
+        let plan = dir.appendingPathComponent("plan.jsonl").path
+        XCTAssertEqual(try sightline("plan", video, "--shard-length", "2.6", "--warmup", "0", "--output-dir", out, "-o", plan).status, 0)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        for shard in try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan))) {
+            let run = try runProcess(Fixtures.binary, try XCTUnwrap(shard["args"] as? [String]) + options)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let merge = try sightline("merge", plan, "-q")
+        XCTAssertEqual(merge.status, 0, merge.stderr)
+        func cutLines(_ path: String) throws -> [Substring] {
+            String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).split(separator: "\n")
+                .filter { $0.hasPrefix("{\"type\":\"cut\"") }
+        }
+        let merged = URL(fileURLWithPath: out).appendingPathComponent("cuts.jsonl").path
+        XCTAssertEqual(try cutLines(merged), try cutLines(whole))
+        XCTAssertEqual(try cutLines(whole).count, Self.cuts.count)
+    }
 }

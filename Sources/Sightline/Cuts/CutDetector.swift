@@ -9,13 +9,18 @@
 ///
 /// The state is the previous frame's image and the last frame over the threshold, so a shard
 /// whose warm-up is longer than `minShot` frames finds the same cuts after its start as the
-/// whole run.
+/// whole run; without a warm-up, the same when no frame over the threshold lies within
+/// `minShot` frames before its start (its first frame is compared with the one before: `prime`).
 public final class CutDetector {
     public let options: CutOptions
     private var previous: ShotImage?
     private var lastAbove: Int?
 
     public init(options: CutOptions) { self.options = options }
+
+    /// Gives the frame before the first one (a run that starts later in the stream), so the first
+    /// frame can be a cut as in the whole run.
+    public func prime(_ image: ShotImage) { if previous == nil { previous = image } }
 
     /// The cut that `frame` starts, if any. `image` is nil for a frame not analyzed (dropped
     /// from a live source): the next frame then has nothing to compare with.

@@ -31,6 +31,10 @@ public final class AnalysisPipeline: @unchecked Sendable {
     /// Whether the workers also make each frame's shot image (for cut detection in frame order).
     private let shotImages: Bool
     private let stopRequested = Atomic(false)
+    /// The shot image of the frame before the first one read (a run that starts later in the
+    /// stream), set by the reading thread before the first frame is handed on.
+    private let shotBefore = Mutex<ShotImage?>(nil)
+    var shotBeforeStart: ShotImage? { shotBefore.withLock { $0 } }
 
     public struct Result: Sendable {
         public var frames = 0
@@ -101,6 +105,10 @@ public final class AnalysisPipeline: @unchecked Sendable {
             while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
                 do {
                     guard let frame = try source.nextFrame() else { return }
+                    if count == 0, shotImages, let before = source.frameBeforeStart, before.position == frame.position - 1 {
+                        let image = try? ShotImage(before)
+                        shotBefore.withLock { $0 = image }
+                    }
                     if lastDetection == nil {
                         let phase = frame.position % detectEvery
                         lastDetection = phase == 0 ? Int.min / 2 : frame.position - phase

@@ -77,6 +77,8 @@ public final class Run: @unchecked Sendable {
         let started = ContinuousClock.now
         var frames = 0
         let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
+            // A run that starts later compares its first frame with the one before, as the whole run.
+            if frames == 0, let before = pipeline?.shotBeforeStart { cutDetector?.prime(before) }
             // A cut ends every track before its frame is tracked: no track spans two shots.
             let cut = cutDetector?.next(shot, frame: analyzed)
             var endedAtCut = cut == nil ? [] : trackingStage?.endAllTracks() ?? []

@@ -6,8 +6,9 @@ an error), with JSON Schema draft 2020-12. The file as a whole must also be well
 first record is the stream record and the last is the summary, frame indexes run on by one
 without gaps (from 0, or from the first frame's position in the stream after --start), frame pts
 increase strictly (presentation order), every line ends with a newline, keys appear in the order the schema lists them, no
-key is repeated, frames agree with the stream record on which analyzers were off, and the
-summary's counts match the frame records.
+key is repeated, frames agree with the stream record on which analyzers were off, a cut record
+comes right before the frame record it names and no track runs across a cut, and the summary's
+counts match the frame records.
 
 usage: Scripts/validate_records.py [--schemas DIR] [--partial] FILE.jsonl [...]   (- reads standard input)
 
@@ -236,6 +237,8 @@ def validate_file(name, data, schemas, partial=False):
     analyzer_backends = {}
     mismatched_analyzers = set()
     skipped = False                 # a line that could not be read as a record: counts are unknown
+    pending_cut = None              # a cut record's index: the next frame record must be that frame
+    cuts = []                       # every cut's index: no track may run across one
     for number, raw in enumerate(lines, start=1):
         last_line = number
         try:
@@ -286,6 +289,9 @@ def validate_file(name, data, schemas, partial=False):
                         analyzer_backends[kind] = analyzers[kind].get("backend")
         elif record_type == "frame":
             index = record.get("index")
+            if pending_cut is not None and index != pending_cut:
+                problems.append((number, f"frame {index} follows the cut record of frame {pending_cut}"))
+            pending_cut = None
             if isinstance(index, int) and not isinstance(index, bool):
                 if counts.frames == 0 and not skipped:
                     next_index = index      # a run from --start numbers its frames by stream position
@@ -309,8 +315,18 @@ def validate_file(name, data, schemas, partial=False):
                         problems.append((number, f"frame: status.{kind} is {status[kind]!r} but the stream record's {kind} backend is {backend!r}"))
             counts.add(record)
             problems += [(number, p) for p in confirmation.frame(record)]
+        elif record_type == "cut":
+            if pending_cut is not None:
+                problems.append((number, f"cut record after the cut record of frame {pending_cut}, before any frame"))
+            pending_cut = record.get("index")
+            cuts.append(pending_cut)
         elif record_type == "track":
             counts.tracks += 1
+            first, last = record.get("first_frame"), record.get("last_frame")
+            if isinstance(first, int) and isinstance(last, int):
+                crossed = [c for c in cuts if isinstance(c, int) and first < c <= last]
+                if crossed:
+                    problems.append((number, f"track {record.get('id')} (frames {first}-{last}) runs across the cut at frame {crossed[0]}"))
             problems += [(number, p) for p in confirmation.track(record)]
         elif record_type == "summary":
             if not skipped:

@@ -165,7 +165,42 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
     var maxGap: Int = 15
 
+    @Option(help: """
+        Face identities: link face tracks into people by their SFace embeddings (installed by \
+        Scripts/deps/build/sface-model.sh); faces, tracks and `identity` records name the person. \
+        Needs a DNN face detector (landmarks): on or off.
+        """)
+    var identities: Switch = .off
+
+    @Flag(help: "With --identities on: also write each person's mean face embedding (biometric data) in the identity records.")
+    var embeddings = false
+
+    @Option(name: .customLong("identity-threshold"), help: "With --identities on: cosine similarity of SFace embeddings at which a track joins a person (OpenCV's pairwise same-person threshold is 0.363; linking whole videos needs a stricter one).")
+    var identityThreshold: Double = IdentityOptions.defaultThreshold
+
+    @Option(name: .customLong("identity-model"), help: "With --identities on: the SFace ONNX file to use instead of the installed one (not checked against the pinned sha256).")
+    var identityModel: String?
+
+    @Option(help: "Shot-cut detection (every track ends at a cut; cuts are written as `cut` records): on or off.")
+    var cuts: Switch = .on
+
+    @Option(name: .customLong("cut-threshold"), help: """
+        A frame starts a new shot when the mean change of its hue, saturation and value from the \
+        previous frame (0..255) is at least this (PySceneDetect's ContentDetector threshold).
+        """)
+    var cutThreshold: Double = 27
+
+    @Option(name: .customLong("min-shot"), help: "Frames a shot lasts at least: no cut closer than this to the last frame over the threshold.")
+    var minShot: Int = 15
+
     func validate() throws {
+        if identities == .off && (embeddings || identityModel != nil) { throw ValidationError("--embeddings and --identity-model need --identities on.") }
+        if !(-1...1).contains(identityThreshold) { throw ValidationError("--identity-threshold must be between -1 and 1, not \(identityThreshold).") }
+        if identities == .on && detectors.faces.model == nil {
+            throw ValidationError("--identities on needs a DNN face detector (--faces centerface or yunet: they give the landmarks faces are aligned by), not \(detectors.faces.rawValue).")
+        }
+        if !(cutThreshold > 0 && cutThreshold <= 255) { throw ValidationError("--cut-threshold must be above 0 and at most 255, not \(cutThreshold).") }
+        if !(0...100_000).contains(minShot) { throw ValidationError("--min-shot must be between 0 and 100000 frames, not \(minShot).") }
         if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
         if !(1...1000).contains(codeFullEvery) { throw ValidationError("--code-full-every must be between 1 and 1000, not \(codeFullEvery).") }
@@ -186,6 +221,12 @@ struct DetectionOptions: ParsableArguments {
         configuration.schedule = Schedule(detectEvery: detectEvery, codeFullEvery: codeFullEvery)
         configuration.tracking = TrackerOptions(maxGap: maxGap, codeConfirmation: CodeConfirmation(reads: codeConfirmReads, window: codeConfirmWindow))
         configuration.threads = workerThreads
+        if identities == .on {
+            var options = IdentityOptions(writeEmbeddings: embeddings, modelPath: identityModel, runtime: detectors.dnnRuntime)
+            options.threshold = identityThreshold
+            configuration.identities = options
+        }
+        configuration.cuts = cuts == .on ? CutOptions(threshold: cutThreshold, minShot: minShot) : nil
         return configuration
     }
 }

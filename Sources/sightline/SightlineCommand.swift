@@ -20,7 +20,7 @@ struct SightlineCommand: ParsableCommand {
             """,
         version: sightlineVersion,
         subcommands: [Analyze.self, Render.self, Snapshot.self, Capture.self, Devices.self, Tracks.self, Audit.self,
-                      Diff.self, Models.self, Plan.self, Merge.self, Report.self, Export.self]
+                      Diff.self, Models.self, Plan.self, Merge.self, Report.self, Export.self, People.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

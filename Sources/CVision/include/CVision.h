@@ -95,6 +95,18 @@ void slv_dnn_input_destroy(slv_dnn_input *input);
 const float *slv_dnn_input_make(slv_dnn_input *input, const slv_yuv_image *image, const slv_dnn_input_options *options,
                                 char *error, size_t error_size);
 
+/// Shot-cut detection's image of a frame: the picture scaled bilinearly to width x height (coded
+/// orientation), converted to 8-bit BGR and then to OpenCV's HSV (hue 0..179), written
+/// interleaved (H, S, V) into `hsv` (width * height * 3 bytes). 0, or -1 with `error` set.
+int slv_shot_hsv(const slv_yuv_image *image, int width, int height, uint8_t *hsv, char *error, size_t error_size);
+
+/// A face aligned for an embedding network: the similarity transform that maps the five
+/// landmarks `points` (x, y pairs in coded-picture pixels: image-left eye, image-right eye, nose,
+/// image-left and image-right mouth corners) onto the ArcFace template scaled to size x size,
+/// bilinear warp of the planes, written as 3 planes R, G, B of size x size floats 0..255 into
+/// `rgb`. 0, or -1 with `error` set.
+int slv_align_face(const slv_yuv_image *image, const float points[10], int size, float *rgb, char *error, size_t error_size);
+
 /// An output of a network run: float values in row-major order, valid until the next run.
 typedef struct {
     const float *data;

@@ -20,6 +20,8 @@ public struct FaceObservation: Hashable, Sendable {
     public var landmarks: FaceLandmarks?
     /// Track id once a tracker (or a ground-truth file) assigned one.
     public var track: Int?
+    /// The person the track was linked to by its face embedding (`--identities on`).
+    public var identity: Int?
     public var source: ObservationSource
     /// Eyes, mouth, smile… when face attributes are on.
     public var attributes: FaceAttributes?

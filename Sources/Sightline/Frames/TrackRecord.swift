@@ -7,6 +7,8 @@ public enum TrackKind: String, Sendable {
 public struct TrackRecord: Sendable, Equatable {
     public var id: Int
     public var kind: TrackKind
+    /// Faces: the person the track was linked to (`--identities on`).
+    public var identity: Int?
     public var firstFrame: Int
     public var lastFrame: Int
     public var firstT: Double

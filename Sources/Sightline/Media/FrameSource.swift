@@ -11,11 +11,15 @@ public protocol FrameSource: AnyObject {
     /// driver dropped before they could be read (`lostFrames`).
     var isLive: Bool { get }
     var lostFrames: Int { get }
+    /// The frame just before the first one delivered, when reading began later in the stream
+    /// (read after the first `nextFrame`); nil otherwise.
+    var frameBeforeStart: VideoFrame? { get }
 }
 
 extension FrameSource {
     public var isLive: Bool { false }
     public var lostFrames: Int { 0 }
+    public var frameBeforeStart: VideoFrame? { nil }
 }
 
 extension VideoFileSource: FrameSource {}

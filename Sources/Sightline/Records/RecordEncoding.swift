@@ -15,6 +15,7 @@ extension FaceObservation {
     var json: JSON {
         var members: [(String, JSON)] = []
         if let track { members.append(("track", .int(Int64(track)))) }
+        if let identity { members.append(("identity", .int(Int64(identity)))) }
         members += [("box", box.json), ("score", .fixed(score, digits: Precision.score))]
         if source != .detected { members.append(("source", .string(source.rawValue))) }
         if let landmarks { members.append(("landmarks", landmarks.json)) }
@@ -99,6 +100,17 @@ extension StreamRecord {
                                                ("detect_every", .int(Int64(tracking.detectEvery))),
                                                ("confirm_reads", .int(Int64(tracking.codeConfirmation.reads))),
                                                ("confirm_window", .int(Int64(tracking.codeConfirmation.window)))])))
+        if let identities {
+            analyzers.append(("identities", .object([("model", .string(KnownModel.sface.file)),
+                                                     ("threshold", .fixed(identities.threshold, digits: 3)),
+                                                     ("min_face", .fixed(identities.minFace, digits: Precision.pixels)),
+                                                     ("samples", .int(Int64(identities.samples))),
+                                                     ("embeddings", .bool(identities.writeEmbeddings))])))
+        }
+        if let cuts {
+            analyzers.append(("cuts", .object([("threshold", .fixed(cuts.threshold, digits: 2)),
+                                               ("min_shot", .int(Int64(cuts.minShot)))])))
+        }
 
         var members: [(String, JSON)] = [
             ("type", .string("stream")),
@@ -159,6 +171,9 @@ extension TrackRecord {
             ("type", .string("track")),
             ("id", .int(Int64(id))),
             ("kind", .string(kind.rawValue)),
+        ]
+        if let identity { members.append(("identity", .int(Int64(identity)))) }
+        members += [
             ("first_frame", .int(Int64(firstFrame))),
             ("last_frame", .int(Int64(lastFrame))),
             ("first_t", .fixed(firstT, digits: Precision.seconds)),
@@ -174,6 +189,27 @@ extension TrackRecord {
         }
         if let state { members.append(("state", .string(state.rawValue))) }
         members += [("best_box", bestBox.json), ("best_frame", .int(Int64(bestFrame)))]
+        return .object(members)
+    }
+}
+
+extension CutRecord {
+    public var json: JSON {
+        .object([("type", .string("cut")), ("index", .int(Int64(index))), ("pts", .int(pts)),
+                 ("t", .fixed(t, digits: Precision.seconds)), ("score", .fixed(score, digits: Precision.score))])
+    }
+}
+
+extension IdentityRecord {
+    public var json: JSON {
+        var members: [(String, JSON)] = [
+            ("type", .string("identity")), ("id", .int(Int64(id))), ("tracks", .array(tracks.map { .int(Int64($0)) })),
+            ("first_frame", .int(Int64(firstFrame))), ("last_frame", .int(Int64(lastFrame))),
+            ("first_t", .fixed(firstT, digits: Precision.seconds)), ("last_t", .fixed(lastT, digits: Precision.seconds)),
+            ("frames", .int(Int64(frames))), ("seconds", .fixed(seconds, digits: Precision.seconds)),
+            ("best_frame", .int(Int64(bestFrame))), ("best_box", bestBox.json),
+        ]
+        if let embedding { members.append(("embedding", .array(embedding.values.map { .fixed(Double($0), digits: 5) }))) }
         return .object(members)
     }
 }

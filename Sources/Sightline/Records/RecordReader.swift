@@ -237,6 +237,7 @@ extension TrackRecord {
                   bytes: (o["bytes"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? text.map { Array($0.utf8) },
                   state: (o["state"] as? String).flatMap(CodeTrackState.init(rawValue:)),
                   bestBox: try box(o["best_box"]), bestFrame: try int("best_frame"))
+        identity = integer(o["identity"])
     }
 }
 
@@ -245,9 +246,11 @@ extension FrameRecord {
     init(json o: [String: Any]) throws {
         guard let index = integer(o["index"]), index >= 0 else { throw RecordShapeError("frame record without a non-negative integer index") }
         let faces = try objects(o, "faces").map { f in
-            FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1,
-                            landmarks: try (f["landmarks"] as? [String: Any]).map(landmarks), track: try track(f, "face"),
-                            source: try source(f), attributes: attributes(f))
+            var face = FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1,
+                                       landmarks: try (f["landmarks"] as? [String: Any]).map(landmarks), track: try track(f, "face"),
+                                       source: try source(f), attributes: attributes(f))
+            face.identity = integer(f["identity"])
+            return face
         }
         let codes = try objects(o, "codes").map { c -> CodeObservation in
             guard let name = c["symbology"] as? String else { throw RecordShapeError("code without a symbology") }

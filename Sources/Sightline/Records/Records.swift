@@ -15,6 +15,10 @@ public struct StreamRecord: Sendable {
     public var codes: CodeReaderOptions
     public var schedule: Schedule
     public var tracking: TrackingConfiguration
+    /// Shot-cut detection (nil: off).
+    public var cuts: CutOptions?
+    /// Face identities (nil: off).
+    public var identities: IdentityOptions?
     public var start: Double?
     public var duration: Double?
     /// Seconds before `start` that were analyzed and tracked but not written (a shard's warm-up).
@@ -32,6 +36,8 @@ public struct StreamRecord: Sendable {
         codes = run.codes ?? CodeReaderOptions(backend: .off)
         schedule = run.configuration.schedule
         tracking = run.tracking ?? TrackingConfiguration(maxGap: 0, detectEvery: schedule.detectEvery)
+        cuts = run.cuts
+        identities = run.identities
         self.start = start
         self.duration = duration
         self.warmup = warmup

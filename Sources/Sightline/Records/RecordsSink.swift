@@ -13,6 +13,8 @@ public final class RecordsSink: FrameSink {
     public func frame(_ record: FrameRecord, picture: VideoFrame?) throws { try writer.write(record.json) }
     public func warmupFrame(_ record: FrameRecord) throws { try writer.write(record.warmupJSON) }
     public func tracksEnded(_ tracks: [TrackRecord]) throws { for track in tracks { try writer.write(track.json) } }
+    public func cut(_ record: CutRecord) throws { try writer.write(record.json) }
+    public func identitiesFound(_ records: [IdentityRecord]) throws { for record in records { try writer.write(record.json) } }
 
     /// Writes the summary; a run that was not interrupted gives the file its name.
     public func finish(_ summary: SummaryRecord) throws {

@@ -14,6 +14,8 @@ struct ShardRecords {
     var maxGap: Int
     var warmup: [FrameRecord] = []
     var frames: [(line: String, record: FrameRecord)] = []
+    /// Cut records as written, by the index of the frame they start.
+    var cuts: [Int: String] = [:]
     var summary: SummaryRecord
 
     /// Reads a complete shard output; a truncated, interrupted or malformed one is refused.
@@ -31,6 +33,7 @@ struct ShardRecords {
         var summary: SummaryRecord?
         var warmup: [FrameRecord] = []
         var frames: [(line: String, record: FrameRecord)] = []
+        var cuts: [Int: String] = [:]
         for (offset, bytes) in lines.enumerated() {
             let number = offset + 1
             guard let (object, type) = try? RecordFile.record(bytes, line: number, isLast: false, path: path) else {
@@ -47,6 +50,9 @@ struct ShardRecords {
                 let record: FrameRecord
                 do { record = try FrameRecord(json: object) } catch { throw reject("line \(number): \(error)") }
                 if type == "warmup" { warmup.append(record) } else { frames.append((String(decoding: bytes, as: UTF8.self), record)) }
+            case "cut":
+                guard let index = (object["index"] as? NSNumber)?.intValue else { throw reject("line \(number): a cut record without an index") }
+                cuts[index] = String(decoding: bytes, as: UTF8.self)
             case "summary": summary = SummaryRecord(json: object)
             default: continue
             }
@@ -70,6 +76,7 @@ struct ShardRecords {
         maxGap = (tracking?["max_gap"] as? NSNumber)?.intValue ?? TrackerOptions().maxGap
         self.warmup = warmup
         self.frames = frames
+        self.cuts = cuts
         self.summary = summary
     }
 
@@ -80,8 +87,9 @@ struct ShardRecords {
 }
 
 /// Makes one timeline of the shards of one input (`sightline merge`): one stream record, the
-/// frame records in order as written, track ids joined across shard boundaries and renumbered
-/// by first appearance, track records and the summary computed again.
+/// frame records in order as written with the cut records before them, track ids joined across
+/// shard boundaries and renumbered by first appearance, track records and the summary computed
+/// again.
 public struct ShardMerger {
     /// Two boxes of one face in the frames both shards saw overlap at least this much.
     public static let faceJoinIoU = 0.5
@@ -261,6 +269,11 @@ public struct ShardMerger {
             // This shard's track ids to the merged ones.
             let finalID = unionOf[k].compactMapValues { idOf[$0] }
             for (line, frame) in r.frames {
+                // A cut ends every track before its frame, as in one run.
+                if let cut = r.cuts[frame.index] {
+                    for ended in tracks.finish() { try writer.write(ended.json) }
+                    try writer.write(line: cut)
+                }
                 // Renumber the track ids in the line as written, leaving every other byte alone.
                 var out = ""
                 var last = line.startIndex

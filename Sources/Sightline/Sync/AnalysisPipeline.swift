@@ -28,7 +28,13 @@ public final class AnalysisPipeline: @unchecked Sendable {
     private let analyzers: [FrameAnalyzer]
     private let policy: BackpressurePolicy
     private let schedule: Schedule
+    /// Whether the workers also make each frame's shot image (for cut detection in frame order).
+    private let shotImages: Bool
     private let stopRequested = Atomic(false)
+    /// The shot image of the frame before the first one read (a run that starts later in the
+    /// stream), set by the reading thread before the first frame is handed on.
+    private let shotBefore = Mutex<ShotImage?>(nil)
+    var shotBeforeStart: ShotImage? { shotBefore.withLock { $0 } }
 
     public struct Result: Sendable {
         public var frames = 0
@@ -43,8 +49,9 @@ public final class AnalysisPipeline: @unchecked Sendable {
     /// full-frame detection runs on every `detectEvery`th frame only (the others are left to the
     /// tracking stage's region search).
     init(source: FrameSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
-         schedule: Schedule, policy: BackpressurePolicy) throws {
+         schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false) throws {
         self.source = source
+        self.shotImages = shotImages
         self.policy = policy
         self.schedule = schedule
         let workers = max(1, threads)
@@ -56,9 +63,9 @@ public final class AnalysisPipeline: @unchecked Sendable {
     /// Stops reading new frames; frames already in flight are still delivered. Safe from any thread.
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
 
-    /// Runs to the end of the source (or until `stop`), calling `sink` with each record and its
-    /// frame in order. An error thrown by `sink` stops the pipeline and is rethrown.
-    func run(_ sink: (FrameRecord, VideoFrame) throws -> Void) throws -> Result {
+    /// Runs to the end of the source (or until `stop`), calling `sink` with each record, its
+    /// frame and its shot image in order. An error thrown by `sink` stops the pipeline and is rethrown.
+    func run(_ sink: (FrameRecord, VideoFrame, ShotImage?) throws -> Void) throws -> Result {
         // Frames waiting for a worker, and frames read but not yet handed to the sink.
         let workers = analyzers.count
         let (queued, inFlight): (Int, Int)
@@ -98,6 +105,10 @@ public final class AnalysisPipeline: @unchecked Sendable {
             while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
                 do {
                     guard let frame = try source.nextFrame() else { return }
+                    if count == 0, shotImages, let before = source.frameBeforeStart, before.position == frame.position - 1 {
+                        let image = try? ShotImage(before)
+                        shotBefore.withLock { $0 = image }
+                    }
                     if lastDetection == nil {
                         let phase = frame.position % detectEvery
                         lastDetection = phase == 0 ? Int.min / 2 : frame.position - phase
@@ -130,7 +141,9 @@ public final class AnalysisPipeline: @unchecked Sendable {
                 while let job = jobs.pop() {
                     let record = analyzer.analyze(job.frame, detect: job.detect,
                                                   fullCodeSearch: self.schedule.fullCodeSearch(job.frame))
-                    synchronizer.deliver(AnalyzedFrame(record: record, frame: job.frame), index: job.frame.index)
+                    // Every frame, stride frames too: a cut can fall on any of them.
+                    let shot = self.shotImages ? try? ShotImage(job.frame) : nil
+                    synchronizer.deliver(AnalyzedFrame(record: record, frame: job.frame, shot: shot), index: job.frame.index)
                 }
             }
             worker.name = "sightline.analyze.\(i)"
@@ -140,7 +153,7 @@ public final class AnalysisPipeline: @unchecked Sendable {
         var sinkError: Error?
         while let analyzed = synchronizer.next() {
             do {
-                try sink(analyzed.record, analyzed.frame)
+                try sink(analyzed.record, analyzed.frame, analyzed.shot)
             } catch {
                 sinkError = error
                 stop()

@@ -11,6 +11,10 @@ public protocol FrameSink: AnyObject {
     func warmupFrame(_ record: FrameRecord) throws
     /// Tracks that ended with the last frame, in id order.
     func tracksEnded(_ tracks: [TrackRecord]) throws
+    /// A shot boundary: the next frame starts a new shot (the tracks it ended came first).
+    func cut(_ record: CutRecord) throws
+    /// The people found (`--identities on`), after the last tracks ended.
+    func identitiesFound(_ records: [IdentityRecord]) throws
     /// The run is over: `summary` counts every frame and track, and the outputs that failed.
     func finish(_ summary: SummaryRecord) throws
     /// This sink failed: keep what it has (a video stays playable), take nothing more.
@@ -23,6 +27,8 @@ public protocol FrameSink: AnyObject {
 extension FrameSink {
     public func warmupFrame(_ record: FrameRecord) throws {}
     public func tracksEnded(_ tracks: [TrackRecord]) throws {}
+    public func cut(_ record: CutRecord) throws {}
+    public func identitiesFound(_ records: [IdentityRecord]) throws {}
     public func finish(_ summary: SummaryRecord) throws {}
     public func abandon() {}
     public var isOutput: Bool { true }

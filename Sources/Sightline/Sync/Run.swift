@@ -19,6 +19,8 @@ public final class Run: @unchecked Sendable {
     public let tracking: TrackingConfiguration?
     private let pipeline: AnalysisPipeline?
     private let trackingStage: TrackingStage?
+    private let cutDetector: CutDetector?
+    private let identityLinker: IdentityLinker?
     private let stopRequested = Atomic(false)
 
     /// Sets up the analyzers of every worker, so a detector that cannot load fails before any
@@ -33,7 +35,7 @@ public final class Run: @unchecked Sendable {
             codes = codeOptions
             pipeline = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
                                             threads: configuration.threads, schedule: configuration.schedule,
-                                            policy: configuration.backpressure)
+                                            policy: configuration.backpressure, shotImages: configuration.cuts != nil)
             trackingStage = try configuration.tracking.map {
                 try TrackingStage(tracker: $0, detectEvery: configuration.schedule.detectEvery, lanes: configuration.threads,
                                   faces: faces, codes: codeOptions)
@@ -45,7 +47,20 @@ public final class Run: @unchecked Sendable {
             trackingStage = nil
         }
         tracking = trackingStage?.configuration
+        cutDetector = pipeline == nil ? nil : configuration.cuts.map(CutDetector.init)
+        // Identities need track ids and the five landmarks the DNN detectors give.
+        if let options = configuration.identities, trackingStage != nil, faces?.backend.model != nil {
+            identityLinker = try IdentityLinker(options: options)
+        } else {
+            identityLinker = nil
+        }
     }
+
+    /// The identity settings, as the stream record reports them (nil: no identities).
+    public var identities: IdentityOptions? { identityLinker?.options }
+
+    /// The cut settings, as the stream record reports them (nil: no cut detection).
+    public var cuts: CutOptions? { cutDetector?.options }
 
     /// Stops reading new frames; frames already read are still delivered. Safe from any thread.
     public func stop() {
@@ -61,11 +76,23 @@ public final class Run: @unchecked Sendable {
         let delivery = Delivery(sinks: sinks)
         let started = ContinuousClock.now
         var frames = 0
-        let take: (FrameRecord, VideoFrame) throws -> Void = { [self] analyzed, picture in
-            let (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
+        let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
+            // A run that starts later compares its first frame with the one before, as the whole run.
+            if frames == 0, let before = pipeline?.shotBeforeStart { cutDetector?.prime(before) }
+            // A cut ends every track before its frame is tracked: no track spans two shots.
+            let cut = cutDetector?.next(shot, frame: analyzed)
+            var endedAtCut = cut == nil ? [] : trackingStage?.endAllTracks() ?? []
+            var (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
+            if let identityLinker {
+                identityLinker.tracksEnded(&endedAtCut)
+                identityLinker.process(&record, frame: picture)
+                identityLinker.tracksEnded(&ended)
+            }
             if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
                 delivery.each { try $0.warmupFrame(record) }
             } else {
+                delivery.end(endedAtCut)
+                if let cut { delivery.each { try $0.cut(cut) } }
                 delivery.frame(record, picture: picture)
                 delivery.end(ended)
             }
@@ -82,7 +109,7 @@ public final class Run: @unchecked Sendable {
             case .replay(let recorded):
                 let source = configuration.source
                 while !stopRequested.load(ordering: .relaxed), let picture = try source.nextFrame() {
-                    try take(try recorded.record(for: picture), picture)
+                    try take(try recorded.record(for: picture), picture, nil)
                     delivery.end(recorded.takeEndedTracks())
                 }
                 if !stopRequested.load(ordering: .relaxed) {
@@ -97,10 +124,19 @@ public final class Run: @unchecked Sendable {
             delivery.abandonAll()
             throw error
         }
-        if let trackingStage { delivery.end(trackingStage.finish()) }
+        if let trackingStage {
+            var ended = trackingStage.finish()
+            identityLinker?.tracksEnded(&ended)
+            delivery.end(ended)
+        }
+        if let identityLinker {
+            let rate = configuration.source.info.frameRate
+            let people = identityLinker.finish(frameDuration: rate.num > 0 ? Double(rate.den) / Double(rate.num) : 0)
+            delivery.each { try $0.identitiesFound(people) }
+        }
 
         var summary = delivery.summary
-        summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0)
+        summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0) + (identityLinker?.errors ?? 0)
         summary.damage = result.damage
         summary.interrupted = stopRequested.load(ordering: .relaxed)
             && !(configuration.frameLimit.map { frames >= $0 } ?? false)

@@ -43,6 +43,11 @@ public struct RunConfiguration {
     public var schedule = Schedule()
     /// Track ids (nil: none, every frame stands alone, as a still taken by `snapshot`).
     public var tracking: TrackerOptions? = TrackerOptions()
+    /// Shot-cut detection (nil: off). Every track ends at a cut.
+    public var cuts: CutOptions? = CutOptions()
+    /// Face identities: tracks linked into people by SFace embeddings (nil: off; needs tracking
+    /// and a face detector that gives landmarks).
+    public var identities: IdentityOptions?
     /// Analysis worker threads.
     public var threads = 1
     /// What the reading thread does when the workers are behind.

@@ -6,6 +6,8 @@ struct AnalyzedFrame: @unchecked Sendable {
     // @unchecked Sendable: VideoFrame is Sendable; FrameRecord holds only values.
     var record: FrameRecord
     var frame: VideoFrame
+    /// The frame as shot-cut detection compares it (nil: cuts off, or the frame was dropped).
+    var shot: ShotImage? = nil
 }
 
 /// Restores presentation order: workers finish frames in any order, the synchronizer hands

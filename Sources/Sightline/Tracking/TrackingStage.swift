@@ -70,6 +70,12 @@ public final class TrackingStage {
     /// Ends every live track (end of stream).
     public func finish() -> [TrackRecord] { tracker.finish() }
 
+    /// Ends every live track at a shot cut: nothing seen before it continues after it.
+    public func endAllTracks() -> [TrackRecord] {
+        patches = [:]
+        return tracker.finish()
+    }
+
     // MARK: - Region search
 
     private func refine(_ record: inout FrameRecord, in frame: VideoFrame) {

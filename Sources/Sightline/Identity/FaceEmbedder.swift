@@ -1,0 +1,59 @@
+import CVision
+import Foundation
+
+/// A face's 128-number SFace embedding, L2-normalized: two faces of one person have a cosine
+/// similarity of 0.363 or more (OpenCV's threshold for SFace).
+public struct FaceEmbedding: Sendable, Equatable {
+    public private(set) var values: [Float]
+
+    /// `values` scaled to unit length (nil when they are all zero).
+    public init?(_ values: [Float]) {
+        let norm = values.reduce(0) { $0 + Double($1) * Double($1) }.squareRoot()
+        guard norm > 0 else { return nil }
+        self.values = values.map { Float(Double($0) / norm) }
+    }
+
+    public func cosine(_ other: FaceEmbedding) -> Double {
+        zip(values, other.values).reduce(0) { $0 + Double($1.0) * Double($1.1) }
+    }
+
+    /// The normalized mean of several embeddings (a track's or a person's).
+    public static func mean(_ embeddings: [FaceEmbedding]) -> FaceEmbedding? {
+        guard let first = embeddings.first else { return nil }
+        var sum = [Float](repeating: 0, count: first.values.count)
+        for e in embeddings { for i in sum.indices { sum[i] += e.values[i] } }
+        return FaceEmbedding(sum)
+    }
+}
+
+/// Runs SFace on faces aligned by their five landmarks (similarity transform onto the 112×112
+/// ArcFace template, bilinear), through the inference layer. One per thread.
+final class FaceEmbedder {
+    static let size = 112
+    private let session: InferenceSession
+    private var pixels = [Float](repeating: 0, count: 3 * FaceEmbedder.size * FaceEmbedder.size)
+
+    init(model: ModelFile, runtime: DNNRuntime) throws {
+        session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: 1)
+    }
+
+    /// The embedding of the face with `landmarks` (displayed-frame pixels) in `frame`.
+    func embed(_ frame: VideoFrame, landmarks: FaceLandmarks) throws -> FaceEmbedding {
+        let rotation = frame.rotation
+        let points = [landmarks.leftEye, landmarks.rightEye, landmarks.nose, landmarks.mouthLeft, landmarks.mouthRight]
+            .map { rotation.coded($0) }.flatMap { [Float($0.x), Float($0.y)] }
+        var yuv = frame.yuv
+        var error = [CChar](repeating: 0, count: 256)
+        let status = pixels.withUnsafeMutableBufferPointer { out in
+            slv_align_face(&yuv, points, Int32(Self.size), out.baseAddress, &error, error.count)
+        }
+        guard status == 0 else { throw InferenceError.failed("face alignment: \(error.cString)") }
+        let outputs = try pixels.withUnsafeBufferPointer { buffer in
+            try session.run(NetworkInputImage(width: Self.size, height: Self.size, data: buffer.baseAddress!))
+        }
+        guard let values = outputs.first?.values, values.count == 128, let embedding = FaceEmbedding(values) else {
+            throw InferenceError.failed("SFace gave no 128-number embedding")
+        }
+        return embedding
+    }
+}

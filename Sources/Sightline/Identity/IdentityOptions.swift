@@ -1,0 +1,48 @@
+/// Face identity settings: which model, when two tracks are one person, what is written.
+public struct IdentityOptions: Sendable {
+    /// Cosine similarity at which a track joins a person. Stricter than OpenCV's pairwise
+    /// same-person threshold for SFace (0.363): on the dlib photos a mother and her daughter
+    /// score 0.43–0.50 (OpenCV's own SFace pipeline: 0.46), and linking a whole video must not
+    /// merge two people; crops of one person scored 0.91 or more there (README, "Identities").
+    public static let defaultThreshold = 0.55
+    public var threshold = IdentityOptions.defaultThreshold
+    /// Faces smaller than this (pixels, the box's shorter side) are not embedded: they do not link reliably.
+    public var minFace = 40.0
+    /// Embeddings a track keeps (its highest-scoring sampled faces).
+    public var samples = 3
+    /// Faces of one track embedded at most, and frames between two of them.
+    public var maxAttempts = 6
+    public var spacing = 5
+    /// Write each person's mean embedding (biometric data) in the identity records.
+    public var writeEmbeddings = false
+    /// The SFace file (--identity-model), or nil for the installed, checked copy.
+    public var modelPath: String?
+    public var runtime: DNNRuntime = .openvino
+
+    public init(writeEmbeddings: Bool = false, modelPath: String? = nil, runtime: DNNRuntime = .openvino) {
+        self.writeEmbeddings = writeEmbeddings
+        self.modelPath = modelPath
+        self.runtime = runtime
+    }
+}
+
+/// The `identity` record: one person, as the face tracks linked by their embeddings. Written at
+/// the end of the run, after the track records.
+public struct IdentityRecord: Sendable {
+    public var id: Int
+    /// Face track ids, in order.
+    public var tracks: [Int]
+    public var firstFrame: Int
+    public var lastFrame: Int
+    public var firstT: Double
+    public var lastT: Double
+    /// Frames in which one of the tracks is (tracks of one person never share a frame).
+    public var frames: Int
+    /// Seconds on screen: those frames' durations added up.
+    public var seconds: Double
+    /// The face with the highest detection score among the embedded ones.
+    public var bestFrame: Int
+    public var bestBox: Box
+    /// The mean embedding, only when asked for.
+    public var embedding: FaceEmbedding?
+}

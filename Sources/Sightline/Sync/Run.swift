@@ -35,7 +35,7 @@ public final class Run: @unchecked Sendable {
                                             threads: configuration.threads, schedule: configuration.schedule,
                                             policy: configuration.backpressure)
             trackingStage = try configuration.tracking.map {
-                try TrackingStage(tracker: $0, detectEvery: configuration.schedule.detectEvery, lanes: configuration.threads,
+                try TrackingStage(tracker: $0, schedule: configuration.schedule, lanes: configuration.threads,
                                   faces: faces, codes: codeOptions)
             }
         case .replay:
@@ -61,14 +61,19 @@ public final class Run: @unchecked Sendable {
         let delivery = Delivery(sinks: sinks)
         let started = ContinuousClock.now
         var frames = 0
-        let take: (FrameRecord, VideoFrame) throws -> Void = { [self] analyzed, picture in
-            let (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
-            if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
-                delivery.each { try $0.warmupFrame(record) }
+        let hand: (TrackingStage.Settled) -> Void = { [self] settled in
+            if let warmupEnds = configuration.warmupEnds, settled.record.t < warmupEnds - 1e-9 {
+                delivery.each { try $0.warmupFrame(settled.record) }
             } else {
-                delivery.frame(record, picture: picture)
-                delivery.end(ended)
+                delivery.frame(settled.record, picture: settled.frame)
+                delivery.end(settled.ended)
             }
+        }
+        let take: (FrameRecord, VideoFrame) throws -> Void = { [self] analyzed, picture in
+            // The tracking stage holds frames until what it may still find on them is settled.
+            let settled = trackingStage?.process(analyzed, frame: picture)
+                ?? [TrackingStage.Settled(record: analyzed, frame: picture, ended: [])]
+            settled.forEach(hand)
             try delivery.checkOutputsLeft()
             frames += 1
             if let limit = configuration.frameLimit, frames >= limit { stop() }
@@ -97,7 +102,11 @@ public final class Run: @unchecked Sendable {
             delivery.abandonAll()
             throw error
         }
-        if let trackingStage { delivery.end(trackingStage.finish()) }
+        if let trackingStage {
+            let (held, ended) = trackingStage.finish()
+            held.forEach(hand)
+            delivery.end(ended)
+        }
 
         var summary = delivery.summary
         summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0)

@@ -48,6 +48,10 @@ public final class Tracker {
 
         func read(_ code: CodeObservation) { builder.read(code) }
 
+        func observeEarlier(box: Box, score: Double, frame: FrameRecord) {
+            builder.observeEarlier(box: box, score: score, frame: frame)
+        }
+
         var finished: TrackRecord {
             var r = builder.finished
             if kind == .code { r.state = confirmation.state }
@@ -60,6 +64,8 @@ public final class Tracker {
     private var nextID = 1
     /// Frames the code reader ran on so far (the confirmation window counts these).
     private var codeFrames = 0
+    /// Ids of the tracks the last `update` began, in id order.
+    public private(set) var begun: [Int] = []
 
     public init(options: TrackerOptions = TrackerOptions()) { self.options = options }
 
@@ -91,6 +97,8 @@ public final class Tracker {
     /// refinement) and returns the tracks that ended with this frame.
     public func update(_ frame: inout FrameRecord) -> [TrackRecord] {
         var matched = Set<Int>()
+        let firstNew = nextID
+        defer { begun = Array(firstNew..<nextID) }
         // Observations that already name their track.
         for i in frame.faces.indices {
             if let id = frame.faces[i].track, let t = live.first(where: { $0.id == id }) {
@@ -113,6 +121,18 @@ public final class Tracker {
         live.removeAll { $0.misses > options.maxGap }
         return ended.map(\.finished)
     }
+
+    /// Adds an observation of a live track on an earlier frame than its first (look-back), and
+    /// returns the track's confirmation state (codes).
+    @discardableResult
+    public func observeEarlier(track id: Int, box: Box, score: Double, frame: FrameRecord) -> CodeTrackState? {
+        guard let track = live.first(where: { $0.id == id }) else { return nil }
+        track.observeEarlier(box: box, score: score, frame: frame)
+        return track.kind == .code ? track.confirmation.state : nil
+    }
+
+    /// The live track's record so far.
+    public func record(of id: Int) -> TrackRecord? { live.first { $0.id == id }?.record }
 
     /// Ends every live track (end of stream), in id order.
     public func finish() -> [TrackRecord] {

@@ -99,6 +99,8 @@ public final class Run: @unchecked Sendable {
                 result.damage = source.damage
             }
         } catch {
+            // The frames read before the failure still reach the outputs, as without tracking.
+            trackingStage?.finish().frames.forEach(hand)
             delivery.abandonAll()
             throw error
         }

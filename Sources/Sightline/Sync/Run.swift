@@ -35,7 +35,7 @@ public final class Run: @unchecked Sendable {
                                             threads: configuration.threads, schedule: configuration.schedule,
                                             policy: configuration.backpressure)
             trackingStage = try configuration.tracking.map {
-                try TrackingStage(tracker: $0, schedule: configuration.schedule, lanes: configuration.threads,
+                try TrackingStage(tracker: $0, detectEvery: configuration.schedule.detectEvery, lanes: configuration.threads,
                                   faces: faces, codes: codeOptions)
             }
         case .replay:

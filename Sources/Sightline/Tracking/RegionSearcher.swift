@@ -57,16 +57,18 @@ final class RegionSearcher {
         let mayInterpolate = prediction.misses <= detectEvery
         switch prediction.kind {
         case .face where faces && network != nil:
-            // A square twice the face's size, kept inside the frame: the face shows at about 48 px
-            // in the network's input. Not found there: the track goes unseen (gap rule).
-            let side = 2 * max(b.w, b.h)
+            // A square twice the face's size around where it was last seen, kept inside the frame:
+            // the face shows at about 48 px in the network's input (a face moves far less than
+            // half its size per frame). Not found there: the track goes unseen (gap rule).
+            let s = prediction.seen
+            let side = 2 * max(s.w, s.h)
             let width = rotation.swapsAxes ? rotation.codedHeight : rotation.codedWidth
             let height = rotation.swapsAxes ? rotation.codedWidth : rotation.codedHeight
-            let x = min(max(0, b.center.x - side / 2), max(0, width - side))
-            let y = min(max(0, b.center.y - side / 2), max(0, height - side))
+            let x = min(max(0, s.center.x - side / 2), max(0, width - side))
+            let y = min(max(0, s.center.y - side / 2), max(0, height - side))
             do {
                 let found = try network!.detect(frame, region: Box(x: x, y: y, w: min(side, width), h: min(side, height)))
-                guard var best = found.first(where: { b.iou($0.box) >= 0.3 }) else { return .nothing }
+                guard var best = found.first(where: { s.iou($0.box) >= 0.3 }) else { return .nothing }
                 best.track = prediction.id
                 best.source = .refined
                 return .face(best)

@@ -26,6 +26,8 @@ public final class Tracker {
         let kind: TrackKind
         var motion: BoxMotion
         var misses = 0
+        /// The box of its last observation (not interpolated).
+        var seen: Box
         private(set) var builder: TrackRecordBuilder
         var record: TrackRecord { builder.record }
         /// Codes: the reads that confirm the track.
@@ -35,6 +37,7 @@ public final class Tracker {
             self.id = id
             self.kind = kind
             motion = BoxMotion(box)
+            seen = box
             builder = TrackRecordBuilder(id: id, kind: kind, box: box, frame: frame)
         }
 
@@ -42,6 +45,7 @@ public final class Tracker {
         func observe(box: Box, score: Double, source: ObservationSource, frame: FrameRecord) {
             builder.observe(box: box, score: score, source: source, frame: frame)
             if source == .interpolated { return }
+            seen = box
             motion.update(box)
             misses = 0
         }
@@ -74,6 +78,9 @@ public final class Tracker {
         public var id: Int
         public var kind: TrackKind
         public var box: Box
+        /// The box of its last observation: what depends on observations only (so a shard that
+        /// starts on a full detection follows a face exactly as the whole run does).
+        public var seen: Box
         /// Frames since the track was last observed (1 right after `advance` if seen last frame).
         public var misses: Int
         /// The track so far (codes: symbology and payload).
@@ -82,7 +89,7 @@ public final class Tracker {
 
     /// The live tracks' predicted boxes for the coming frame (call `advance` first), by id.
     public var predictions: [Prediction] {
-        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, misses: $0.misses, record: $0.record) }
+        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, seen: $0.seen, misses: $0.misses, record: $0.record) }
     }
 
     /// Moves every live track one frame ahead. Call once per frame before `update`.

@@ -17,7 +17,7 @@ import Dispatch
 /// read on detection frames only (by the parallel workers).
 public final class TrackingStage {
     private let tracker: Tracker
-    private let schedule: Schedule
+    private let detectEvery: Int
     /// One region searcher per lane of parallel search.
     private let searchers: [RegionSearcher]
     /// The whole-frame search after a code track was missed in its region.
@@ -41,24 +41,24 @@ public final class TrackingStage {
     private var window: [Settled] = []
 
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
-    /// `schedule`: which frames the workers searched fully (faces every `detectEvery`th, codes
-    /// every `codeFullEvery`th).
-    public init(tracker options: TrackerOptions, schedule: Schedule, lanes: Int = 1, faces: FaceDetectorOptions,
+    /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
+    /// tracks on the frames between). A record whose code status is `ok` had the full code search.
+    public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: FaceDetectorOptions,
                 codes: CodeReaderOptions) throws {
         tracker = Tracker(options: options)
-        self.schedule = schedule
+        self.detectEvery = detectEvery
         // Region search needs detectors of its own (the workers' are busy on other frames).
-        let searchFaces = schedule.detectEvery > 1
+        let searchFaces = detectEvery > 1
         searchers = searchFaces || codes.backend != .off
             ? try (0..<max(1, lanes)).map { _ in
-                try RegionSearcher(faces: faces, codes: codes, detectEvery: schedule.detectEvery, searchFaces: searchFaces)
+                try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery, searchFaces: searchFaces)
             }
             : []
         fullReader = try makeCodeReader(codes)
     }
     /// The tracking settings, as the stream record reports them.
     public var configuration: TrackingConfiguration {
-        TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: schedule.detectEvery,
+        TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: detectEvery,
                               codeConfirmation: tracker.options.codeConfirmation)
     }
 
@@ -69,10 +69,20 @@ public final class TrackingStage {
     public func process(_ record: FrameRecord, frame: VideoFrame) -> [Settled] {
         let (record, ended, full) = track(record, frame: frame)
         window.append(Settled(record: record, frame: frame, ended: ended))
-        guard full else { return [] }
-        defer { window = [] }
-        return window
+        if full {
+            defer { window = [] }
+            return window
+        }
+        // Memory stays bounded whatever the strides: past this many frames the oldest go on
+        // without being looked back on.
+        guard window.count > Self.maxHeld else { return [] }
+        let settled = Array(window.prefix(window.count - Self.maxHeld))
+        window.removeFirst(settled.count)
+        return settled
     }
+
+    /// The most frames held for looking back (about 90 MB of 720p pictures).
+    static let maxHeld = 60
 
     private func track(_ record: FrameRecord, frame: VideoFrame) -> (FrameRecord, [TrackRecord], full: Bool) {
         // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.
@@ -80,7 +90,8 @@ public final class TrackingStage {
         var record = record
         let facesDetected = record.faceStatus == .ok || record.faceStatus == .error
         tracker.advance()
-        var codesFull = record.codeStatus == .off || (record.codeStatus == .ok && searchedFully(frame))
+        // The workers run the code reader on full-search frames only.
+        var codesFull = record.codeStatus == .off || record.codeStatus == .ok
         if widen && !codesFull {
             searchWhole(&record, frame: frame)
             codesFull = true
@@ -113,7 +124,7 @@ public final class TrackingStage {
             for i in window.indices.reversed() {
                 let held = window[i]
                 if held.record.faceStatus == .dropped || held.record.codeStatus == .dropped { break }
-                let prediction = Tracker.Prediction(id: id, kind: trackRecord.kind, box: box, misses: Int.max / 2,
+                let prediction = Tracker.Prediction(id: id, kind: trackRecord.kind, box: box, seen: box, misses: Int.max / 2,
                                                     record: trackRecord)
                 switch searcher.search(prediction, patch: patch, frame: held.frame, faces: true, codes: true) {
                 case .face(let face) where face.source == .refined:
@@ -138,11 +149,6 @@ public final class TrackingStage {
     public func finish() -> (frames: [Settled], ended: [TrackRecord]) {
         defer { window = [] }
         return (window, tracker.finish())
-    }
-
-    /// Whether the workers ran the full code search on this frame.
-    private func searchedFully(_ frame: VideoFrame) -> Bool {
-        frame.position % schedule.detectEvery == 0 && schedule.fullCodeSearch(frame)
     }
 
     /// The full code search over the whole frame, in place of what the workers read.

@@ -42,6 +42,8 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var color = true
     /// DNN backends: the library that runs the model.
     public var runtime: DNNRuntime = .openvino
+    /// OpenVINO: the arithmetic the network is computed in.
+    public var precision: DNNPrecision = .f32
     /// DNN backends: analysis workers sharing one compiled model (OpenVINO: one one-thread
     /// stream each).
     public var workers = 1
@@ -199,7 +201,7 @@ public final class DNNFaceDetector: FaceDetecting {
         kind = known.kind
         do {
             session = try makeInferenceSession(runtime: options.runtime, modelPath: file.path, outputs: known.kind.outputs,
-                                               workers: options.workers)
+                                               workers: options.workers, precision: options.precision)
             input = try NetworkInput()
         } catch let error as InferenceError {
             throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: options.setupAdvice(error))

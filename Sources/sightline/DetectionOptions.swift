@@ -23,6 +23,13 @@ struct DetectorOptions: ParsableArguments {
         """)
     var dnnRuntime: DNNRuntime = ProcessInfo.processInfo.environment["SIGHTLINE_DNN_RUNTIME"].flatMap(DNNRuntime.init(rawValue:)) ?? .openvino
 
+    @Option(name: .customLong("dnn-precision"), help: """
+        The arithmetic OpenVINO computes the DNN backends in: f32 (the default: the same boxes on \
+        every machine) or bf16 (bfloat16 on CPUs that have it, faster on some; boxes move by a few \
+        pixels and depend on the machine; where the CPU lacks it, f32). OpenVINO only.
+        """)
+    var dnnPrecision: DNNPrecision = .f32
+
     @Option(name: .customLong("face-model"), help: """
         Model file for a DNN backend, instead of the installed one (any compatible ONNX file; \
         not checked against the known checksum, but its sha256 is written to the stream record).
@@ -90,6 +97,9 @@ struct DetectorOptions: ParsableArguments {
             if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
             if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
         }
+        if dnnPrecision != .f32 && (faces.model == nil || dnnRuntime != .openvino) {
+            throw ValidationError("--dnn-precision \(dnnPrecision.rawValue) needs a DNN backend run by OpenVINO (--dnn-runtime openvino).")
+        }
         let unsupported = try codeReaderOptions().unsupportedSymbologies()
         if !unsupported.isEmpty {
             throw ValidationError("--codes \(codes.rawValue) cannot read \(unsupported.map(\.rawValue).joined(separator: ", ")).")
@@ -104,6 +114,7 @@ struct DetectorOptions: ParsableArguments {
         options.modelPath = faceModel
         options.color = !faceGray
         options.runtime = dnnRuntime
+        options.precision = dnnPrecision
         options.workers = workers
         return options
     }
@@ -236,6 +247,7 @@ enum Switch: String, ExpressibleByArgument { case on, off }
 
 extension FaceBackend: ExpressibleByArgument {}
 extension DNNRuntime: ExpressibleByArgument {}
+extension DNNPrecision: ExpressibleByArgument {}
 extension CodeBackend: ExpressibleByArgument {}
 extension CodeBinarizer: ExpressibleByArgument {}
 extension CodeTextMode: ExpressibleByArgument {}

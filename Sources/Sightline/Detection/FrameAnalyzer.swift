@@ -24,8 +24,8 @@ public final class FrameAnalyzer: @unchecked Sendable {
     }
 
     /// Runs the detectors on the whole frame; with `detect` false, only records the frame (the
-    /// tracking stage searches it around known objects). `fullCodeSearch` false: the code
-    /// reader's quick search only.
+    /// tracking stage searches it around known objects). `fullCodeSearch` false: no code search
+    /// (the tracking stage reads the known codes in their regions).
     public func analyze(_ frame: VideoFrame, detect: Bool = true, fullCodeSearch: Bool = true) -> FrameRecord {
         let luma = frame.luma
         var faceStatus = AnalyzerStatus.off, codeStatus = AnalyzerStatus.off
@@ -52,9 +52,12 @@ public final class FrameAnalyzer: @unchecked Sendable {
                 errors.append("frame \(frame.position): \(error)")
             }
         }
-        if let codeReader {
+        if codeReader != nil && !fullCodeSearch {
+            // Between full searches the tracking stage reads each known code in its region.
+            codeStatus = .skipped
+        } else if let codeReader {
             do {
-                codes = try codeReader.read(luma, rotation: frame.rotation, fully: fullCodeSearch)
+                codes = try codeReader.read(luma, rotation: frame.rotation, fully: true)
                 codeStatus = .ok
             } catch {
                 codeStatus = .error

@@ -10,6 +10,15 @@ public enum DNNRuntime: String, CaseIterable, Sendable {
     case opencv
 }
 
+/// The arithmetic OpenVINO's CPU plugin computes in (its INFERENCE_PRECISION_HINT).
+public enum DNNPrecision: String, CaseIterable, Sendable {
+    /// 32-bit floats: the same boxes on every machine (the default).
+    case f32
+    /// bfloat16 on CPUs that have it (faster on some; boxes move by a few pixels and depend on the
+    /// machine); elsewhere the plugin computes in f32.
+    case bf16
+}
+
 /// One output of a network run, copied out of the runtime's buffers.
 public struct Tensor: Sendable {
     public var values: [Float]
@@ -52,10 +61,12 @@ public enum InferenceError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Makes a session for one worker: `outputs` are the tensor names the backend decodes.
-func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int) throws -> InferenceSession {
+func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int,
+                          precision: DNNPrecision = .f32) throws -> InferenceSession {
     switch runtime {
     case .openvino:
-        return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, workers: workers)
+        return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, workers: workers,
+                                   precision: precision)
     case .opencv:
         return try OpenCVSession(modelPath: modelPath, outputs: outputs)
     }

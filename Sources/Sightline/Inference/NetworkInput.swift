@@ -16,11 +16,17 @@ final class NetworkInput {
     /// The frame at `width` x `height`, turned for display, in the model's channel order and
     /// value range; in colour when `color` and the frame has chroma planes.
     func make(_ frame: VideoFrame, width: Int, height: Int, layout: InputLayout, color: Bool) throws -> NetworkInputImage {
-        var image = frame.yuv
+        try make(frame.yuv, rotation: frame.rotation, width: width, height: height, layout: layout, color: color)
+    }
+
+    /// The same from a picture's planes (a whole frame's, or a region's: `VideoFrame.yuv(cropping:)`).
+    func make(_ picture: slv_yuv_image, rotation: Rotation, width: Int, height: Int, layout: InputLayout,
+              color: Bool) throws -> NetworkInputImage {
+        var image = picture
         var o = slv_dnn_input_options()
         o.width = Int32(width)
         o.height = Int32(height)
-        o.rotation = Int32(frame.rotation.degrees)
+        o.rotation = Int32(rotation.degrees)
         o.rgb = layout.rgb ? 1 : 0
         o.scale = layout.scale
         o.offset = layout.offset

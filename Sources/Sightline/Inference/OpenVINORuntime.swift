@@ -30,7 +30,7 @@ final class OpenVINORuntime: @unchecked Sendable {
     /// "2026.4.1-…" (OpenVINO's build number).
     let version: String
 
-    private struct Key: Hashable { var path: String; var width: Int; var height: Int; var workers: Int }
+    private struct Key: Hashable { var path: String; var width: Int; var height: Int; var workers: Int; var precision: DNNPrecision }
     private struct State {
         var core: OpaquePointer
         var compiled: [Key: CompiledModel] = [:]
@@ -148,9 +148,10 @@ final class OpenVINORuntime: @unchecked Sendable {
     static let requestsPerStream = 2
 
     /// The model compiled for a 1 x 3 x height x width input, for `workers` workers (one thread
-    /// each): made by the first worker that asks, shared by the others.
-    func compiled(path: String, outputs: [String], width: Int, height: Int, workers: Int) throws -> CompiledModel {
-        let key = Key(path: path, width: width, height: height, workers: workers)
+    /// each) and the arithmetic `precision`: made by the first worker that asks, shared by the others.
+    func compiled(path: String, outputs: [String], width: Int, height: Int, workers: Int,
+                  precision: DNNPrecision = .f32) throws -> CompiledModel {
+        let key = Key(path: path, width: width, height: height, workers: workers, precision: precision)
         let streams = (max(1, workers) + Self.requestsPerStream - 1) / Self.requestsPerStream
         return try state.withLock { state in
             if let found = state.compiled[key] { return found }
@@ -166,7 +167,7 @@ final class OpenVINORuntime: @unchecked Sendable {
             }
             var handle: OpaquePointer?
             let status = withUnsafePointer(to: api) {
-                slv_openvino_compile_cpu($0, state.core, model, String(streams), String(max(1, workers)), &handle)
+                slv_openvino_compile_cpu($0, state.core, model, String(streams), String(max(1, workers)), precision.rawValue, &handle)
             }
             guard status.rawValue == 0, let handle else {
                 throw InferenceError.modelUnusable(path: path, reason: "OpenVINO cannot compile it for the CPU: " + Self.message(api, status))
@@ -184,12 +185,14 @@ final class OpenVINOSession: InferenceSession {
     private let modelPath: String
     private let outputs: [String]
     private let workers: Int
+    private let precision: DNNPrecision
     private var requests: [Int: OpaquePointer] = [:]   // by width << 32 | height
 
     /// Checks the model now; compiles (or takes the shared compiled model) at the first frame,
     /// when the input size is known.
-    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int) throws {
+    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, precision: DNNPrecision = .f32) throws {
         self.runtime = runtime
+        self.precision = precision
         self.modelPath = modelPath
         self.outputs = outputs
         self.workers = workers
@@ -201,7 +204,8 @@ final class OpenVINOSession: InferenceSession {
     private func request(width: Int, height: Int) throws -> OpaquePointer {
         let key = width << 32 | height
         if let found = requests[key] { return found }
-        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, width: width, height: height, workers: workers)
+        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, width: width, height: height, workers: workers,
+                                            precision: precision)
         var request: OpaquePointer?
         let status = runtime.api.compiled_model_create_infer_request(compiled.handle, &request)
         guard status.rawValue == 0, let request else {

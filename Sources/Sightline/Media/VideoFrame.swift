@@ -89,6 +89,29 @@ public final class VideoFrame: @unchecked Sendable {
     /// The picture as YUV planes, without copying: the luma plane and, for 8-bit planar and
     /// semi-planar (NV12/NV21/NV16) YUV, the chroma planes; other formats give luma only. The DNN
     /// face detectors build their small colour image from these.
+    /// The planes of a rectangle of the coded picture (clipped to it; its corner moved to even
+    /// pixels so the chroma samples line up), without copying, and the rectangle taken; nil if empty.
+    func yuv(cropping r: Box) -> (image: slv_yuv_image, rect: Box)? {
+        var out = yuv
+        let x0 = max(0, Int(r.x.rounded(.down)) & ~1), y0 = max(0, Int(r.y.rounded(.down)) & ~1)
+        let x1 = min(Int(out.luma.width), Int((r.x + r.w).rounded(.up))), y1 = min(Int(out.luma.height), Int((r.y + r.h).rounded(.up)))
+        guard x1 > x0, y1 > y0, let luma = out.luma.data else { return nil }
+        if out.cb != nil, out.cr != nil, out.chroma_width > 0, out.chroma_height > 0 {
+            // Subsampling from the plane sizes: 2 for 4:2:0 (both axes), 1 for full chroma.
+            let sx = (Int(out.luma.width) + Int(out.chroma_width) - 1) / Int(out.chroma_width)
+            let sy = (Int(out.luma.height) + Int(out.chroma_height) - 1) / Int(out.chroma_height)
+            let offset = (y0 / sy) * Int(out.chroma_stride) + (x0 / sx) * Int(out.chroma_step)
+            out.cb = out.cb.map { $0 + offset }
+            out.cr = out.cr.map { $0 + offset }
+            out.chroma_width = Int32((x1 - x0 + sx - 1) / sx)
+            out.chroma_height = Int32((y1 - y0 + sy - 1) / sy)
+        }
+        out.luma.data = luma + y0 * Int(out.luma.stride) + x0
+        out.luma.width = Int32(x1 - x0)
+        out.luma.height = Int32(y1 - y0)
+        return (out, Box(x: Double(x0), y: Double(y0), w: Double(x1 - x0), h: Double(y1 - y0)))
+    }
+
     var yuv: slv_yuv_image {
         var out = slv_yuv_image()
         out.luma = luma.image

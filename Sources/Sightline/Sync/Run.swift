@@ -76,26 +76,40 @@ public final class Run: @unchecked Sendable {
         let delivery = Delivery(sinks: sinks)
         let started = ContinuousClock.now
         var frames = 0
-        let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
-            // A run that starts later compares its first frame with the one before, as the whole run.
-            if frames == 0, let before = pipeline?.shotBeforeStart { cutDetector?.prime(before) }
-            // A cut ends every track before its frame is tracked: no track spans two shots.
-            let cut = cutDetector?.next(shot, frame: analyzed)
-            var endedAtCut = cut == nil ? [] : trackingStage?.endAllTracks() ?? []
-            var (record, ended) = trackingStage?.process(analyzed, frame: picture) ?? (analyzed, [])
+        // A settled frame (the tracking stage holds frames until what looking back may still find
+        // on them is known) gets its identities and goes to the sinks, in order.
+        let hand: (TrackingStage.Settled) -> Void = { [self] settled in
+            var (record, ended) = (settled.record, settled.ended)
             if let identityLinker {
-                identityLinker.tracksEnded(&endedAtCut)
-                identityLinker.process(&record, frame: picture)
+                identityLinker.process(&record, frame: settled.frame)
                 identityLinker.tracksEnded(&ended)
             }
             if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
                 delivery.each { try $0.warmupFrame(record) }
             } else {
-                delivery.end(endedAtCut)
-                if let cut { delivery.each { try $0.cut(cut) } }
-                delivery.frame(record, picture: picture)
+                delivery.frame(record, picture: settled.frame)
                 delivery.end(ended)
             }
+        }
+        // Every held frame, then every live track ended: at a cut and at the end of the stream.
+        let flush = { [self] in
+            guard let trackingStage else { return }
+            var (held, ended) = trackingStage.finish()
+            held.forEach(hand)
+            identityLinker?.tracksEnded(&ended)
+            delivery.end(ended)
+        }
+        let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
+            // A run that starts later compares its first frame with the one before, as the whole run.
+            if frames == 0, let before = pipeline?.shotBeforeStart { cutDetector?.prime(before) }
+            // A cut ends every track before its frame is tracked: no track spans two shots.
+            if let cut = cutDetector?.next(shot, frame: analyzed) {
+                flush()
+                if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-9 } ?? false) { delivery.each { try $0.cut(cut) } }
+            }
+            let settled = trackingStage?.process(analyzed, frame: picture)
+                ?? [TrackingStage.Settled(record: analyzed, frame: picture, ended: [])]
+            settled.forEach(hand)
             try delivery.checkOutputsLeft()
             frames += 1
             if let limit = configuration.frameLimit, frames >= limit { stop() }
@@ -121,14 +135,12 @@ public final class Run: @unchecked Sendable {
                 result.damage = source.damage
             }
         } catch {
+            // The frames read before the failure still reach the outputs, as without tracking.
+            trackingStage?.finish().frames.forEach(hand)
             delivery.abandonAll()
             throw error
         }
-        if let trackingStage {
-            var ended = trackingStage.finish()
-            identityLinker?.tracksEnded(&ended)
-            delivery.end(ended)
-        }
+        flush()
         if let identityLinker {
             let rate = configuration.source.info.frameRate
             let people = identityLinker.finish(frameDuration: rate.num > 0 ? Double(rate.den) / Double(rate.num) : 0)

@@ -1,6 +1,7 @@
-/// Searches a frame around one live track's predicted place. A face: its appearance patch from
+/// Searches a frame around one live track's predicted place. A face, DNN backends: the same
+/// network on a crop around the predicted box. A face, cascades: its appearance patch from
 /// the last detection first, then (a changed look, or no patch) the face cascade with sizes near
-/// the track's. A code: the code reader for the track's symbology only. It holds detectors of its
+/// the track's. A code: the code reader for the track's symbology only, with the full options. It holds detectors of its
 /// own (neither cascades nor code readers may be shared between threads): one searcher per thread.
 final class RegionSearcher {
     /// What one search gave.
@@ -14,23 +15,30 @@ final class RegionSearcher {
     }
 
     private let faceDetector: CascadeFaceDetector?
+    /// DNN backends: the same network re-detects a known face on a crop around it.
+    private let network: DNNFaceDetector?
     private let codeOptions: CodeReaderOptions
     /// A reader per symbology: reading one known code skips every other format's pass (most of
     /// zxing's time on a region that holds a QR code).
     private var codeReaders: [Symbology: CodeReader] = [:]
     private let detectEvery: Int
 
-    /// Faces are searched with a cascade for the DNN backends too: a network costs a whole pass
-    /// per call, a cascade only what the small region holds.
-    init(faces: FaceDetectorOptions, codes: CodeReaderOptions, detectEvery: Int) throws {
-        var cascade = faces
-        if faces.backend.model != nil { cascade.backend = .haarAlt2 }
-        faceDetector = try cascade.cascadePath().map { try CascadeFaceDetector(options: cascade, path: $0) }
+    /// `searchFaces` false: codes only (every frame has its faces detected).
+    init(faces: FaceDetectorOptions, codes: CodeReaderOptions, detectEvery: Int, searchFaces: Bool = true) throws {
+        if faces.backend.model != nil {
+            network = searchFaces ? try DNNFaceDetector(options: faces) : nil
+            faceDetector = nil
+        } else {
+            network = nil
+            faceDetector = searchFaces ? try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) } : nil
+        }
         codeOptions = codes
         self.detectEvery = detectEvery
     }
 
-    var searchesFaces: Bool { faceDetector != nil }
+    var searchesFaces: Bool { faceDetector != nil || network != nil }
+    /// Whether face searches use the appearance patch of the last detection (cascade backends).
+    var usesPatches: Bool { faceDetector != nil }
     var searchesCodes: Bool { codeOptions.backend != .off }
 
     /// A patch this well correlated is the face. Measured on the samples: a face followed over
@@ -39,14 +47,34 @@ final class RegionSearcher {
     static let patchCorrelation = 0.75
 
     /// `patch`: the track's appearance at its last detection (faces; nil when there is none).
-    func search(_ prediction: Tracker.Prediction, patch: AppearancePatch?, luma: GrayImage, rotation: Rotation,
+    func search(_ prediction: Tracker.Prediction, patch: AppearancePatch?, frame: VideoFrame,
                 faces: Bool, codes: Bool) -> Outcome {
+        let luma = frame.luma, rotation = frame.rotation
         // Search the predicted box grown by half its size on every side.
         let b = prediction.box
         let region = Box(x: b.x - b.w / 2, y: b.y - b.h / 2, w: b.w * 2, h: b.h * 2)
         // Where refinement fails, the motion model's box stands in, for at most one stride.
         let mayInterpolate = prediction.misses <= detectEvery
         switch prediction.kind {
+        case .face where faces && network != nil:
+            // A square twice the face's size around where it was last seen, kept inside the frame:
+            // the face shows at about 48 px in the network's input (a face moves far less than
+            // half its size per frame). Not found there: the track goes unseen (gap rule).
+            let s = prediction.seen
+            let side = 2 * max(s.w, s.h)
+            let width = rotation.swapsAxes ? rotation.codedHeight : rotation.codedWidth
+            let height = rotation.swapsAxes ? rotation.codedWidth : rotation.codedHeight
+            let x = min(max(0, s.center.x - side / 2), max(0, width - side))
+            let y = min(max(0, s.center.y - side / 2), max(0, height - side))
+            do {
+                let found = try network!.detect(frame, region: Box(x: x, y: y, w: min(side, width), h: min(side, height)))
+                guard var best = found.first(where: { s.iou($0.box) >= 0.3 }) else { return .nothing }
+                best.track = prediction.id
+                best.source = .refined
+                return .face(best)
+            } catch {
+                return .faceFailed
+            }
         case .face where faces:
             if let patch, let found = patch.find(near: b, margin: 0.5, luma: luma, rotation: rotation),
                found.correlation >= Self.patchCorrelation {
@@ -67,8 +95,11 @@ final class RegionSearcher {
                 return .faceFailed
             }
         case .code where codes:
-            guard let symbology = prediction.record.symbology, let text = prediction.record.text,
+            guard let symbology = prediction.record.symbology,
                   let bytes = prediction.record.bytes else { return .nothing }
+            // The predicted box grown by a margin: room for the quiet zone and a change of speed.
+            let dx = 16 + 0.2 * b.w, dy = 16 + 0.2 * b.h
+            let region = Box(x: b.x - dx, y: b.y - dy, w: b.w + 2 * dx, h: b.h + 2 * dy)
             do {
                 let same = try codesIn(region, symbology: symbology, luma: luma, rotation: rotation)
                     .filter { $0.symbology == symbology && $0.bytes == bytes }
@@ -77,11 +108,8 @@ final class RegionSearcher {
                     best.source = .refined
                     return .code(best)
                 }
-                guard mayInterpolate else { return .nothing }
-                let corners = [Point(x: b.x, y: b.y), Point(x: b.x + b.w, y: b.y),
-                               Point(x: b.x + b.w, y: b.y + b.h), Point(x: b.x, y: b.y + b.h)]
-                return .code(CodeObservation(symbology: symbology, text: text, bytes: bytes, polygon: corners,
-                                             track: prediction.id, source: .interpolated))
+                // A code is reported only where it was read: one that is covered or gone is not there.
+                return .nothing
             } catch {
                 return .codeFailed
             }

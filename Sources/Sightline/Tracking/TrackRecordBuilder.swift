@@ -32,6 +32,22 @@ struct TrackRecordBuilder {
         }
     }
 
+    /// Folds in an observation of a frame before the track's first one (found by looking back
+    /// once the track was found), as if it had come first: an equal best goes to the earlier frame.
+    mutating func observeEarlier(box: Box, score: Double, frame: FrameRecord) {
+        record.firstFrame = frame.index
+        record.firstT = frame.t
+        record.framesObserved += 1
+        let score = Precision.written(score, digits: Precision.score)
+        scoreSum += score
+        let quality = record.kind == .face ? score : Precision.written(box).area
+        if quality >= bestQuality {
+            bestQuality = quality
+            record.bestBox = box
+            record.bestFrame = frame.index
+        }
+    }
+
     /// Codes: what the track reads (it may be learned after the track began).
     mutating func read(_ code: CodeObservation) {
         record.symbology = code.symbology

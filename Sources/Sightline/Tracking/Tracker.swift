@@ -26,6 +26,8 @@ public final class Tracker {
         let kind: TrackKind
         var motion: BoxMotion
         var misses = 0
+        /// The box of its last observation (not interpolated).
+        var seen: Box
         private(set) var builder: TrackRecordBuilder
         var record: TrackRecord { builder.record }
         /// Codes: the reads that confirm the track.
@@ -35,6 +37,7 @@ public final class Tracker {
             self.id = id
             self.kind = kind
             motion = BoxMotion(box)
+            seen = box
             builder = TrackRecordBuilder(id: id, kind: kind, box: box, frame: frame)
         }
 
@@ -42,11 +45,16 @@ public final class Tracker {
         func observe(box: Box, score: Double, source: ObservationSource, frame: FrameRecord) {
             builder.observe(box: box, score: score, source: source, frame: frame)
             if source == .interpolated { return }
+            seen = box
             motion.update(box)
             misses = 0
         }
 
         func read(_ code: CodeObservation) { builder.read(code) }
+
+        func observeEarlier(box: Box, score: Double, frame: FrameRecord) {
+            builder.observeEarlier(box: box, score: score, frame: frame)
+        }
 
         var finished: TrackRecord {
             var r = builder.finished
@@ -60,6 +68,8 @@ public final class Tracker {
     private var nextID = 1
     /// Frames the code reader ran on so far (the confirmation window counts these).
     private var codeFrames = 0
+    /// Ids of the tracks the last `update` began, in id order.
+    public private(set) var begun: [Int] = []
 
     public init(options: TrackerOptions = TrackerOptions()) { self.options = options }
 
@@ -68,6 +78,9 @@ public final class Tracker {
         public var id: Int
         public var kind: TrackKind
         public var box: Box
+        /// The box of its last observation: what depends on observations only (so a shard that
+        /// starts on a full detection follows a face exactly as the whole run does).
+        public var seen: Box
         /// Frames since the track was last observed (1 right after `advance` if seen last frame).
         public var misses: Int
         /// The track so far (codes: symbology and payload).
@@ -76,7 +89,7 @@ public final class Tracker {
 
     /// The live tracks' predicted boxes for the coming frame (call `advance` first), by id.
     public var predictions: [Prediction] {
-        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, misses: $0.misses, record: $0.record) }
+        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, seen: $0.seen, misses: $0.misses, record: $0.record) }
     }
 
     /// Moves every live track one frame ahead. Call once per frame before `update`.
@@ -91,6 +104,8 @@ public final class Tracker {
     /// refinement) and returns the tracks that ended with this frame.
     public func update(_ frame: inout FrameRecord) -> [TrackRecord] {
         var matched = Set<Int>()
+        let firstNew = nextID
+        defer { begun = Array(firstNew..<nextID) }
         // Observations that already name their track.
         for i in frame.faces.indices {
             if let id = frame.faces[i].track, let t = live.first(where: { $0.id == id }) {
@@ -113,6 +128,18 @@ public final class Tracker {
         live.removeAll { $0.misses > options.maxGap }
         return ended.map(\.finished)
     }
+
+    /// Adds an observation of a live track on an earlier frame than its first (look-back), and
+    /// returns the track's confirmation state (codes).
+    @discardableResult
+    public func observeEarlier(track id: Int, box: Box, score: Double, frame: FrameRecord) -> CodeTrackState? {
+        guard let track = live.first(where: { $0.id == id }) else { return nil }
+        track.observeEarlier(box: box, score: score, frame: frame)
+        return track.kind == .code ? track.confirmation.state : nil
+    }
+
+    /// The live track's record so far.
+    public func record(of id: Int) -> TrackRecord? { live.first { $0.id == id }?.record }
 
     /// Ends every live track (end of stream), in id order.
     public func finish() -> [TrackRecord] {

@@ -7,32 +7,54 @@ public struct TrackingConfiguration: Sendable, Equatable {
 
 import Dispatch
 
-/// The ordered stage after the synchronizer: on frames skipped by the detection stride it
-/// searches the frame around each live track's predicted place, then it gives every
-/// observation its track id. Runs in frame order, so it is deterministic; as the one serial
-/// stage it stays lean: the searches of one frame run in parallel (each on its own searcher,
-/// results kept in track order), and face attributes are read on detection frames only (by the
-/// parallel workers).
+/// The ordered stage after the synchronizer. It uses what the tracks know: on every frame each
+/// live code track is read again in its predicted region (full reader options, its symbology
+/// only), and a code track missed there has the whole next frame searched (not only the next
+/// scheduled full search); on frames skipped by the detection stride it searches around each
+/// live face. Then it gives every observation its track id. Runs in frame order, so it is
+/// deterministic; as the one serial stage it stays lean: the searches of one frame run in
+/// parallel (each on its own searcher, results kept in track order), and face attributes are
+/// read on detection frames only (by the parallel workers).
 public final class TrackingStage {
     private let tracker: Tracker
     private let detectEvery: Int
-    /// One region searcher per lane of parallel search (none without a detection stride).
+    /// One region searcher per lane of parallel search.
     private let searchers: [RegionSearcher]
+    /// The whole-frame search after a code track was missed in its region.
+    private let fullReader: CodeReader?
+    /// A code track was missed in its region on the last frame: search the whole of this one.
+    private var widen = false
     /// Live face tracks' appearance at their last detection, by track id (detection stride only).
     private var patches: [Int: AppearancePatch] = [:]
     /// Region searches that failed with an error (counted in the summary).
     public private(set) var errors = 0
 
+    /// A frame tracked but not yet handed on: a later full search may still find, looking back,
+    /// an object on it.
+    public struct Settled {
+        public var record: FrameRecord
+        public var frame: VideoFrame
+        /// Tracks that ended with this frame.
+        public var ended: [TrackRecord]
+    }
+    /// The frames since the last frame that had every full search (oldest first).
+    private var window: [Settled] = []
+
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
-    /// `detectEvery`: the schedule's full-detection stride (region search on the frames between).
+    /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
+    /// tracks on the frames between). A record whose code status is `ok` had the full code search.
     public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: FaceDetectorOptions,
                 codes: CodeReaderOptions) throws {
         tracker = Tracker(options: options)
         self.detectEvery = detectEvery
         // Region search needs detectors of its own (the workers' are busy on other frames).
-        searchers = detectEvery > 1
-            ? try (0..<max(1, lanes)).map { _ in try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery) }
+        let searchFaces = detectEvery > 1
+        searchers = searchFaces || codes.backend != .off
+            ? try (0..<max(1, lanes)).map { _ in
+                try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery, searchFaces: searchFaces)
+            }
             : []
+        fullReader = try makeCodeReader(codes)
     }
     /// The tracking settings, as the stream record reports them.
     public var configuration: TrackingConfiguration {
@@ -40,20 +62,111 @@ public final class TrackingStage {
                               codeConfirmation: tracker.options.codeConfirmation)
     }
 
-    /// The frame's record with track ids (and region-search results on stride frames), and the
-    /// tracks that ended with it.
-    public func process(_ record: FrameRecord, frame: VideoFrame) -> (record: FrameRecord, ended: [TrackRecord]) {
+    /// Takes the next frame's record; returns the frames now settled, in order, each with its
+    /// track ids (and region-search results) and the tracks that ended with it. A frame is held
+    /// until a later frame has had every full search, so the objects that search finds are
+    /// looked for backwards on it first (a track begins on the first frame its object shows).
+    public func process(_ record: FrameRecord, frame: VideoFrame) -> [Settled] {
+        let (record, ended, full) = track(record, frame: frame)
+        window.append(Settled(record: record, frame: frame, ended: ended))
+        if full {
+            defer { window = [] }
+            return window
+        }
+        // Memory stays bounded whatever the strides: past this many frames the oldest go on
+        // without being looked back on.
+        guard window.count > Self.maxHeld else { return [] }
+        let settled = Array(window.prefix(window.count - Self.maxHeld))
+        window.removeFirst(settled.count)
+        return settled
+    }
+
+    /// The most frames held for looking back (about 90 MB of 720p pictures).
+    static let maxHeld = 60
+
+    private func track(_ record: FrameRecord, frame: VideoFrame) -> (FrameRecord, [TrackRecord], full: Bool) {
         // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.
-        if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, []) }
+        if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, [], false) }
         var record = record
         let facesDetected = record.faceStatus == .ok || record.faceStatus == .error
         tracker.advance()
-        if record.faceStatus == .skipped || record.codeStatus == .skipped {
-            refine(&record, in: frame)
+        // The workers run the code reader on full-search frames only.
+        var codesFull = record.codeStatus == .off || record.codeStatus == .ok
+        if widen && !codesFull {
+            searchWhole(&record, frame: frame)
+            codesFull = true
         }
+        widen = false
+        refine(&record, in: frame)
         let ended = tracker.update(&record)
-        if facesDetected && !searchers.isEmpty { keepPatches(record, frame: frame) }
-        return (record, ended)
+        if !tracker.begun.isEmpty { lookBack(for: tracker.begun, in: record, frame: frame) }
+        if facesDetected && searchers.first?.usesPatches == true { keepPatches(record, frame: frame) }
+        return (record, ended, codesFull && (facesDetected || record.faceStatus == .off))
+    }
+
+    /// Searches the held frames, newest first, for each track the frame began, in the region
+    /// where it was found, until a frame where it is not.
+    private func lookBack(for ids: [Int], in record: FrameRecord, frame: VideoFrame) {
+        guard let searcher = searchers.first else { return }
+        for id in ids {
+            guard let trackRecord = tracker.record(of: id) else { continue }
+            var box: Box
+            var patch: AppearancePatch?
+            if let face = record.faces.first(where: { $0.track == id }) {
+                guard searcher.searchesFaces else { continue }
+                box = face.box
+                patch = searcher.usesPatches
+                    ? AppearancePatch(box: face.box, score: face.score, luma: frame.luma, rotation: frame.rotation) : nil
+            } else if let code = record.codes.first(where: { $0.track == id }) {
+                guard searcher.searchesCodes else { continue }
+                box = code.box
+            } else { continue }
+            for i in window.indices.reversed() {
+                let held = window[i]
+                if held.record.faceStatus == .dropped || held.record.codeStatus == .dropped { break }
+                let prediction = Tracker.Prediction(id: id, kind: trackRecord.kind, box: box, seen: box, misses: Int.max / 2,
+                                                    record: trackRecord)
+                switch searcher.search(prediction, patch: patch, frame: held.frame, faces: true, codes: true) {
+                case .face(let face) where face.source == .refined:
+                    tracker.observeEarlier(track: id, box: face.box, score: face.score, frame: held.record)
+                    window[i].record.faces.append(face)
+                    box = face.box
+                    continue
+                case .code(var code):
+                    code.state = tracker.observeEarlier(track: id, box: code.box, score: 1, frame: held.record)
+                    window[i].record.codes.append(code)
+                    box = code.box
+                    continue
+                default:
+                    break
+                }
+                break
+            }
+        }
+    }
+
+    /// The frames still held, then every live track ended (after them): at the end of the
+    /// stream, and at a shot cut (nothing seen before a cut continues after it, and looking back
+    /// never crosses one).
+    public func finish() -> (frames: [Settled], ended: [TrackRecord]) {
+        defer {
+            window = []
+            patches = [:]
+            widen = false
+        }
+        return (window, tracker.finish())
+    }
+
+    /// The full code search over the whole frame, in place of what the workers read.
+    private func searchWhole(_ record: inout FrameRecord, frame: VideoFrame) {
+        guard let fullReader else { return }
+        do {
+            record.codes = try fullReader.read(frame.luma, rotation: frame.rotation, fully: true)
+            if record.codeStatus == .skipped { record.codeStatus = .refined }
+        } catch {
+            record.codeStatus = .error
+            errors += 1
+        }
     }
 
     /// On a detection frame, takes each detected face's look for the frames up to the next
@@ -67,46 +180,56 @@ public final class TrackingStage {
         }
     }
 
-    /// Ends every live track (end of stream).
-    public func finish() -> [TrackRecord] { tracker.finish() }
-
-    /// Ends every live track at a shot cut: nothing seen before it continues after it.
-    public func endAllTracks() -> [TrackRecord] {
-        patches = [:]
-        return tracker.finish()
-    }
-
     // MARK: - Region search
 
     private func refine(_ record: inout FrameRecord, in frame: VideoFrame) {
         guard let first = searchers.first else { return }
-        let luma = frame.luma
-        let rotation = frame.rotation
         let searchFaces = record.faceStatus == .skipped && first.searchesFaces
-        let searchCodes = record.codeStatus == .skipped && first.searchesCodes
-        let predictions = tracker.predictions
+        let searchCodes = (record.codeStatus == .skipped || record.codeStatus == .ok || record.codeStatus == .refined)
+            && first.searchesCodes
+        // Codes already read on this frame need no second read.
+        let read = Set(record.codes.map { ReadKey(symbology: $0.symbology, bytes: $0.bytes) })
+        let predictions = tracker.predictions.filter {
+            switch $0.kind {
+            case .face: return searchFaces
+            case .code:
+                guard searchCodes, let symbology = $0.record.symbology, let bytes = $0.record.bytes else { return false }
+                return !read.contains(ReadKey(symbology: symbology, bytes: bytes))
+            }
+        }
+        guard !predictions.isEmpty || searchFaces || record.codeStatus == .skipped else { return }
         var outcomes = [RegionSearcher.Outcome](repeating: .nothing, count: predictions.count)
         let lanes = min(searchers.count, predictions.count)
         outcomes.withUnsafeMutableBufferPointer { out in
             let work = SearchLanes(out: out, searchers: searchers, predictions: predictions,
-                                   patches: predictions.map { patches[$0.id] }, luma: luma, rotation: rotation,
+                                   patches: predictions.map { patches[$0.id] }, frame: frame,
                                    faces: searchFaces, codes: searchCodes, lanes: lanes)
             if lanes > 1 { DispatchQueue.concurrentPerform(iterations: lanes) { work.run(lane: $0) } } else if lanes == 1 { work.run(lane: 0) }
         }
         var faceFailed = false, codeFailed = false
-        for outcome in outcomes {
+        for (prediction, outcome) in zip(predictions, outcomes) {
             switch outcome {
             case .face(let face): record.faces.append(face)
             case .code(let code): record.codes.append(code)
             case .faceFailed: faceFailed = true
             case .codeFailed: codeFailed = true
-            case .nothing: break
+            case .nothing:
+                // A code seen on the last frame and not in its region now: it may have moved
+                // further than the region reaches, so the next frame is searched whole.
+                if prediction.kind == .code && prediction.misses <= 1 { widen = true }
             }
         }
         if searchFaces { record.faceStatus = faceFailed ? .error : .refined }
-        if searchCodes { record.codeStatus = codeFailed ? .error : .refined }
+        if searchCodes && record.codeStatus == .skipped { record.codeStatus = .refined }
+        if codeFailed { record.codeStatus = .error }
         errors += (faceFailed ? 1 : 0) + (codeFailed ? 1 : 0)
     }
+}
+
+/// A code's identity within one frame: symbology and payload bytes.
+private struct ReadKey: Hashable {
+    let symbology: Symbology
+    let bytes: [UInt8]
 }
 
 /// One frame's region searches split over lanes: lane k takes predictions k, k + lanes, … with
@@ -118,16 +241,14 @@ private struct SearchLanes: @unchecked Sendable {
     let searchers: [RegionSearcher]
     let predictions: [Tracker.Prediction]
     let patches: [AppearancePatch?]
-    let luma: GrayImage
-    let rotation: Rotation
+    let frame: VideoFrame
     let faces: Bool
     let codes: Bool
     let lanes: Int
 
     func run(lane: Int) {
         for i in stride(from: lane, to: predictions.count, by: lanes) {
-            out[i] = searchers[lane].search(predictions[i], patch: patches[i], luma: luma, rotation: rotation,
-                                            faces: faces, codes: codes)
+            out[i] = searchers[lane].search(predictions[i], patch: patches[i], frame: frame, faces: faces, codes: codes)
         }
     }
 }

@@ -1,0 +1,89 @@
+import XCTest
+@testable import Sightline
+
+/// Runs over the tracking scene (`Samples/make_scene.py`) held against its exact truth: codes
+/// away from the frame's centre and moving, objects appearing off every detection grid, a code
+/// covered for ten frames, a face partly covered, blurred frames.
+final class TrackingSceneTests: XCTestCase {
+    private func run(_ options: [String]) throws -> (records: RecordFile, tracks: [[String: Any]], truth: RecordFile) {
+        let scene = try TrackingScene.paths()
+        let result = try runProcess(Fixtures.binary, ["analyze", scene.video, "-q"] + options)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let tracks = try jsonLines(result.stdout).filter { $0["type"] as? String == "track" }
+        return (try RecordFile(jsonLines: result.stdout, path: "run"), tracks, try RecordFile(path: scene.truth))
+    }
+
+    /// Each truth object's first frame, and the first frame of the predicted track that holds it.
+    private func firstFrames(_ run: (records: RecordFile, tracks: [[String: Any]], truth: RecordFile))
+        -> [(truth: Int, expected: Int, got: Int?)] {
+        var result: [(truth: Int, expected: Int, got: Int?)] = []
+        let byIndex = Dictionary(uniqueKeysWithValues: run.records.frames.map { ($0.index, $0) })
+        var objects: [Int: (first: Int, predicted: Int?)] = [:]
+        for t in run.truth.frames {
+            let p = byIndex[t.index]
+            for face in t.faces {
+                guard let id = face.track, objects[id] == nil else { continue }
+                let match = p?.faces.first { face.box.iou($0.box) >= 0.5 }
+                objects[id] = (t.index, match?.track)
+            }
+            for code in t.codes {
+                guard let id = code.track, objects[id] == nil else { continue }
+                let match = p?.codes.first { $0.bytes == code.bytes && code.box.contains($0.box.center) }
+                objects[id] = (t.index, match?.track)
+            }
+        }
+        for (id, o) in objects.sorted(by: { $0.key < $1.key }) {
+            let track = run.tracks.first { $0["id"] as? Int == o.predicted }
+            result.append((id, o.first, track?["first_frame"] as? Int))
+        }
+        return result
+    }
+
+    private func audit(_ run: (records: RecordFile, tracks: [[String: Any]], truth: RecordFile)) throws -> AuditReport {
+        try Auditor().audit(predicted: run.records, truth: run.truth)
+    }
+
+    /// The default run reads every code on every frame it is visible, with no wrong payload and
+    /// none reported while covered: known codes are read again in their regions on every frame,
+    /// and a code that appears between full searches is found looking back from the next one.
+    func testDefaultRunReadsEveryCodeOnEveryFrame() throws {
+        let run = try run([])
+        let report = try audit(run)
+        let codes = try XCTUnwrap(report.codes)
+        XCTAssertGreaterThanOrEqual(codes.detection.recall ?? 0, 0.995)
+        XCTAssertEqual(codes.detection.falsePositives, 0)
+        let payloads = try XCTUnwrap(codes.payloads)
+        XCTAssertEqual(payloads.total.wrongPayload, 0)
+        XCTAssertEqual(payloads.total.extra, 0)
+        XCTAssertEqual(codes.tracking.clearMOT?.switches, 0)
+        for object in firstFrames(run) {
+            XCTAssertEqual(object.got, object.expected, "truth object \(object.truth)")
+        }
+    }
+
+    /// With full detection on every 5th frame, faces that enter between detections have tracks
+    /// that begin on the frame they appear, and nothing is lost or invented.
+    func testDetectionStrideStartsEveryTrackOnItsFirstVisibleFrame() throws {
+        let run = try run(["--detect-every", "5"])
+        let report = try audit(run)
+        let faces = try XCTUnwrap(report.faces), codes = try XCTUnwrap(report.codes)
+        XCTAssertGreaterThanOrEqual(faces.detection.recall ?? 0, 0.99)
+        XCTAssertEqual(faces.detection.falsePositives, 0)
+        XCTAssertEqual(faces.tracking.clearMOT?.switches, 0)
+        XCTAssertGreaterThanOrEqual(codes.detection.recall ?? 0, 0.995)
+        XCTAssertEqual(codes.payloads?.total.wrongPayload, 0)
+        for object in firstFrames(run) {
+            XCTAssertEqual(object.got, object.expected, "truth object \(object.truth)")
+        }
+    }
+
+    /// The records do not depend on the thread count (frames are held for looking back and handed
+    /// on in order).
+    func testLookBackOutputIsTheSameForAnyThreadCount() throws {
+        let scene = try TrackingScene.paths()
+        let one = try runProcess(Fixtures.binary, ["analyze", scene.video, "-q", "--detect-every", "5", "--threads", "1"])
+        let two = try runProcess(Fixtures.binary, ["analyze", scene.video, "-q", "--detect-every", "5", "--threads", "2"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertEqual(one.stdout, two.stdout)
+    }
+}

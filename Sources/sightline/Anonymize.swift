@@ -107,7 +107,8 @@ struct Anonymize: ParsableCommand {
         let run = try Run(configuration)
 
         var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: nil, duration: nil))]
-        let writer = try MP4Writer(path: output, source: source, options: EncoderOptions(crf: crf, preset: preset))
+        let writer = try MP4Writer(path: output, source: source, options: EncoderOptions(crf: crf, preset: preset),
+                                     metadata: source.containerMetadata)
         sinks.append(try AnonymizingSink(options: options, writer: writer, audioFrom: source))
         if let records { sinks.append(try RecordsSink(path: records, stream: StreamRecord(run: run))) }
 

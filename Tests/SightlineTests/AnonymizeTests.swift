@@ -113,7 +113,9 @@ final class AnonymizeTests: XCTestCase {
     }
 
     /// YuNet run by OpenCV's DNN module (another model, another runtime, another size) finds the
-    /// scene's faces in the original and none of them in the anonymized video.
+    /// scene's faces in the original and none of them in the anonymized video. At its own
+    /// threshold (0.9): from 0.6 it takes a head whose face is covered (hair around a smooth
+    /// oval) for a face, up to 0.85.
     func testAnIndependentDetectorFindsNoMaskedFace() throws {
         let yunet = try XCTUnwrap(KnownModel.named("yunet"))
         _ = try Fixtures.sharedModelOrSkip(yunet)
@@ -125,14 +127,14 @@ final class AnonymizeTests: XCTestCase {
         try anonymize(scene, safe)
         func faces(_ video: String) throws -> [[Box]] {
             let run = try runProcess(Fixtures.binary, ["analyze", video, "--faces", "yunet", "--dnn-runtime", "opencv", "--codes", "off",
-                                                       "--face-width", "0", "--face-threshold", "0.6", "--min-face", "16", "-q"],
+                                                       "--face-width", "0", "--min-face", "16", "-q"],
                                      environment: environment)
             XCTAssertEqual(run.status, 0, run.stderr)
             return try jsonLines(run.stdout).filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0).faces.map(\.box) }
         }
         let before = try faces(scene), after = try faces(safe)
         XCTAssertEqual(before.count, after.count)
-        XCTAssertGreaterThan(before.joined().count, before.count, "YuNet sees the faces of the original")
+        XCTAssertGreaterThan(before.joined().count, 2 * before.count, "YuNet sees the faces of the original")
         var shown = 0
         for (original, anonymized) in zip(before, after) {
             shown += anonymized.filter { a in original.contains { $0.iou(a) >= 0.3 } }.count
@@ -152,6 +154,8 @@ final class AnonymizeTests: XCTestCase {
         }
         XCTAssertEqual(try packets(out), try packets(scene))
         XCTAssertEqual(try packets(out), ["audio,236", "video,150"])
+        let title = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format_tags=title", "-of", "csv=p=0", out])
+        XCTAssertEqual(title.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "anonymization scene")
 
         let missing = try runProcess(Fixtures.binary, ["anonymize", dir.appendingPathComponent("nope.mp4").path, "-o", out], environment: environment)
         XCTAssertEqual(missing.status, 66)

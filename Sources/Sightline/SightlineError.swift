@@ -39,6 +39,8 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     /// `merge`: a shard output that cannot be part of the merged timeline (truncated or
     /// interrupted, of another file, overlapping another, analyzed with other options).
     case shardRejected(path: String, reason: String)
+    /// `leaks`: the anonymized video does not have the original's frames.
+    case framesMismatch(path: String, reason: String)
     /// A bug or an unexpected library failure.
     case `internal`(String)
 
@@ -61,6 +63,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .recordsMismatch(records, input, reason): return "\(records): records do not match \(input): \(reason)"
         case let .timeOutOfRange(path, reason): return "\(path): \(reason)"
         case let .shardRejected(path, reason): return "\(path): shard rejected: \(reason)"
+        case let .framesMismatch(path, reason): return "\(path): not the frames of the original: \(reason)"
         case let .internal(message): return "internal error: \(message)"
         }
     }
@@ -71,7 +74,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case .internal: return 1
         case .inputDamaged: return 2
         case .timeOutOfRange: return 64
-        case .notMedia, .checksumMismatch, .notImage, .recordsMismatch, .shardRejected: return 65
+        case .notMedia, .checksumMismatch, .notImage, .recordsMismatch, .shardRejected, .framesMismatch: return 65
         case .inputUnreadable, .imageUnreadable: return 66
         case .noVideoStream: return 67
         case .detectorUnavailable, .deviceUnsupported: return 69

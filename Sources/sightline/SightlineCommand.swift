@@ -9,7 +9,7 @@ struct SightlineCommand: ParsableCommand {
         abstract: "Find faces and codes in video, frame by frame, and write them as JSON Lines.",
         discussion: """
             Exit codes: 0 success; 1 internal error; 2 input damaged (output complete for what \
-            decoded); 3 audit gate not met, or diff found differences; 64 bad command line \
+            decoded); 3 audit gate not met, diff found differences, or leaks found a face; 64 bad command line \
             (also snapshot --at past the end); 65 not a video file, a malformed record file, records \
             that do not match the video (also report --video), a mask that is not an image, a \
             fetched model that fails its checksum, or a shard merge refuses; 66 input, records, \
@@ -19,8 +19,8 @@ struct SightlineCommand: ParsableCommand {
             fetch failed, or camera busy; 77 camera permission denied; 130 interrupted (analyze).
             """,
         version: sightlineVersion,
-        subcommands: [Analyze.self, Render.self, Snapshot.self, Capture.self, Devices.self, Tracks.self, Audit.self,
-                      Diff.self, Models.self, Plan.self, Merge.self, Report.self, Export.self, People.self]
+        subcommands: [Anonymize.self, Leaks.self, Analyze.self, Render.self, Snapshot.self, Capture.self, Devices.self, Tracks.self,
+                      Audit.self, Diff.self, Models.self, Plan.self, Merge.self, Report.self, Export.self, People.self]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

@@ -328,6 +328,19 @@ public final class VideoFileSource {
     /// owns them. Safe to call from another thread than the one reading frames.
     func takeAudioPackets() -> [UnsafeMutablePointer<AVPacket>] { audio.takeAll() }
 
+    /// The container's tags (title, date, …) but those a muxer writes itself.
+    public var containerMetadata: [(key: String, value: String)] {
+        var out: [(key: String, value: String)] = []
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(format?.pointee.metadata, "", entry, Int32(AV_DICT_IGNORE_SUFFIX)) {
+            entry = next
+            let key = String(cString: next.pointee.key)
+            if ["major_brand", "minor_version", "compatible_brands", "encoder"].contains(key) { continue }
+            out.append((key, String(cString: next.pointee.value)))
+        }
+        return out
+    }
+
     deinit {
         for packet in audio.takeAll() {
             var p: UnsafeMutablePointer<AVPacket>? = packet

@@ -33,14 +33,15 @@ public final class MP4Writer {
 
     /// A writer for the frames of `source`, with its audio stream copied unchanged when the source
     /// keeps one (`SourceOptions.keepAudio`) and MP4 can hold its codec.
-    public convenience init(path: String, source: VideoFileSource, options: EncoderOptions = EncoderOptions()) throws {
-        try self.init(path: path, stream: source.info, audio: source.audioStream, options: options)
+    public convenience init(path: String, source: VideoFileSource, options: EncoderOptions = EncoderOptions(),
+                            metadata: [(key: String, value: String)] = []) throws {
+        try self.init(path: path, stream: source.info, audio: source.audioStream, options: options, metadata: metadata)
     }
 
     /// A writer for frames of the stream `info` describes (a camera's, for instance), with
     /// `audio`'s packets copied when given.
     public init(path: String, stream info: VideoStreamInfo, audio: UnsafeMutablePointer<AVStream>? = nil,
-                options: EncoderOptions = EncoderOptions()) throws {
+                options: EncoderOptions = EncoderOptions(), metadata: [(key: String, value: String)] = []) throws {
         self.path = path
         let (width, height, timeBase, frameRate) = (info.codedWidth, info.codedHeight, info.timeBase, info.frameRate)
         func fail(_ reason: String) -> SightlineError { .outputUnwritable(path: path, reason: reason) }
@@ -102,6 +103,7 @@ public final class MP4Writer {
         guard ret >= 0 else { throw fail("\(FFmpegError(ret))") }
         // Fragmented MP4 flushed per fragment: what was written stays playable if the process dies.
         oc.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
+        for (key, value) in metadata { av_dict_set(&oc.pointee.metadata, key, value, 0) }
         var dict: OpaquePointer?
         av_dict_set(&dict, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
         ret = avformat_write_header(oc, &dict)

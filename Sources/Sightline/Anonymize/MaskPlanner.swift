@@ -1,0 +1,102 @@
+/// Where the masks of each frame go, from the face tracks: a track's face is masked on every
+/// frame it was seen, interpolated between sightings, held at its predicted place for `hold`
+/// frames after the last one, and masked at its first box for `lookBack` frames before the first.
+///
+/// Frames are added in order; `masks(for:)` asks about a frame at least `lookBack` frames
+/// behind the newest one added, so every sighting that can affect it is known.
+final class MaskPlanner {
+    private struct Sighting {
+        let frame: Int
+        let box: Box
+    }
+
+    private let options: AnonymizeOptions
+    /// Sightings per track id, in frame order.
+    private var tracks: [Int: [Sighting]] = [:]
+    /// Faces without a track id (a run without tracking), per frame.
+    private var untracked: [Int: [Box]] = [:]
+
+    init(options: AnonymizeOptions) { self.options = options }
+
+    func add(_ record: FrameRecord) {
+        for face in record.faces {
+            if let id = face.track {
+                tracks[id, default: []].append(Sighting(frame: record.index, box: face.box))
+            } else {
+                untracked[record.index, default: []].append(face.box)
+            }
+        }
+    }
+
+    /// The mask boxes (already scaled) of frame `index`, in track order, and forgets what no
+    /// later frame needs.
+    func masks(for index: Int) -> [Box] {
+        var boxes = untracked.removeValue(forKey: index) ?? []
+        for id in tracks.keys.sorted() {
+            guard let sightings = tracks[id], let box = box(of: sightings, at: index) else { continue }
+            boxes.append(box)
+        }
+        forget(before: index)
+        return boxes.map(scaled)
+    }
+
+    private func box(of sightings: [Sighting], at index: Int) -> Box? {
+        // The last sighting at or before `index` and the first after it.
+        let after = sightings.firstIndex { $0.frame > index }
+        let previous = (after ?? sightings.count) > 0 ? sightings[(after ?? sightings.count) - 1] : nil
+        let next = after.map { sightings[$0] }
+        switch (previous, next) {
+        case let (p?, _) where p.frame == index:
+            return p.box
+        case let (p?, n?):
+            let f = Double(index - p.frame) / Double(n.frame - p.frame)
+            return Box(x: p.box.x + (n.box.x - p.box.x) * f, y: p.box.y + (n.box.y - p.box.y) * f,
+                       w: p.box.w + (n.box.w - p.box.w) * f, h: p.box.h + (n.box.h - p.box.h) * f)
+        case let (p?, nil):
+            let elapsed = index - p.frame
+            guard elapsed <= options.hold else { return nil }
+            return predicted(sightings, elapsed: elapsed)
+        case let (nil, n?):
+            return n.frame - index <= options.lookBack ? n.box : nil
+        default:
+            return nil
+        }
+    }
+
+    /// The last box moved on by the track's recent velocity, and grown as the guess gets older.
+    private func predicted(_ sightings: [Sighting], elapsed: Int) -> Box {
+        let last = sightings[sightings.count - 1]
+        var dx = 0.0, dy = 0.0
+        if sightings.count >= 2 {
+            let before = sightings[sightings.count - 2]
+            let frames = Double(last.frame - before.frame)
+            // Motion over a long gap is no guide.
+            if frames <= 3 {
+                dx = (last.box.center.x - before.box.center.x) / frames
+                dy = (last.box.center.y - before.box.center.y) / frames
+            }
+        }
+        let grow = 1 + 0.02 * Double(elapsed)
+        let w = last.box.w * grow, h = last.box.h * grow
+        let cx = last.box.center.x + dx * Double(elapsed), cy = last.box.center.y + dy * Double(elapsed)
+        return Box(x: cx - w / 2, y: cy - h / 2, w: w, h: h)
+    }
+
+    private func scaled(_ box: Box) -> Box {
+        let w = box.w * options.maskScale, h = box.h * options.maskScale
+        return Box(x: box.center.x - w / 2, y: box.center.y - h / 2, w: w, h: h)
+    }
+
+    /// Keeps of each track only what a frame after `index` can use: the last two sightings
+    /// before it (motion) and the later ones; tracks held out are dropped.
+    private func forget(before index: Int) {
+        for (id, sightings) in tracks {
+            let later = sightings.firstIndex { $0.frame > index } ?? sightings.count
+            if later == sightings.count, let last = sightings.last, index - last.frame >= options.hold {
+                tracks[id] = nil
+            } else if later > 2 {
+                tracks[id] = Array(sightings[(later - 2)...])
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import Sightline
+
+struct Anonymize: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the video with every face covered: masks follow the face tracks through time.",
+        discussion: """
+            Detects and tracks faces (CenterFace by default) and covers each track's face with a \
+            margin on every frame it is seen, through its detection gaps (interpolated), for \
+            --hold frames after it was last seen, and for --look-back frames before it was first \
+            seen. Audio is copied. Check the result with `sightline leaks INPUT OUTPUT`.
+            """
+    )
+
+    @Argument(help: "The video file to anonymize (anything FFmpeg opens).")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "Where to write the anonymized video (fragmented MP4, H.264).")
+    var output: String
+
+    @Option(help: "Also write the JSON Lines records of the faces the masks were made from.")
+    var records: String?
+
+    @Option(help: ArgumentHelp("What covers a face: blur (smoothed block averages, nothing of the face left), pixelate (large blocks), solid (black), or mask:IMAGE (the image scaled into the mask's box, blended by its alpha).",
+                               valueName: "blur|pixelate|solid|mask:IMAGE"))
+    var style: AnonymizeStyle = .blur
+
+    @Option(name: .customLong("mask-shape"), help: "The mask's outline: ellipse or box (mask:IMAGE keeps the image's own outline).")
+    var maskShape: MaskShape = .ellipse
+
+    @Option(name: .customLong("mask-scale"), help: "The mask's size as a multiple of the face box's width and height (1: the box; an ellipse covers the box's corners from 1.42).")
+    var maskScale: Double = AnonymizeOptions().maskScale
+
+    @Option(help: "Frames a face stays covered at its predicted place after its track was last seen.")
+    var hold: Int = AnonymizeOptions().hold
+
+    @Option(name: .customLong("look-back"), help: "Frames before a track's first sighting covered at its first box (the video is delayed by this many frames in memory).")
+    var lookBack: Int = AnonymizeOptions().lookBack
+
+    @Option(name: .customLong("mask-threshold"), help: "Smallest detector confidence (0..1) that counts as a face, for masks and records (lower: fewer misses, more harmless masks).")
+    var maskThreshold: Double = 0.3
+
+    @Option(help: "Face detector: centerface, yunet, ultraface or ultraface-640 (see analyze --faces).")
+    var faces: FaceBackend = .centerface
+
+    @Option(name: .customLong("face-model"), help: "Model file for the detector, instead of the installed one.")
+    var faceModel: String?
+
+    @Option(name: .customLong("dnn-runtime"), help: "What runs the detector: openvino or opencv.")
+    var dnnRuntime: DNNRuntime = ProcessInfo.processInfo.environment["SIGHTLINE_DNN_RUNTIME"].flatMap(DNNRuntime.init(rawValue:)) ?? .openvino
+
+    @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for detection (0: full size; see analyze --face-width).")
+    var faceWidth: Int = 640
+
+    @Option(name: .customLong("min-face"), help: "Smallest face to find, in pixels of the displayed frame.")
+    var minFace: Int = 40
+
+    @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
+    var maxGap: Int = 15
+
+    @Option(help: "Analysis worker threads (default: all cores).")
+    var threads: Int?
+
+    @Option(help: "x264 quality of the written video (0–51, lower is better).")
+    var crf: Int = 23
+
+    @Option(help: "x264 preset of the written video (ultrafast … veryslow).")
+    var preset: String = "veryfast"
+
+    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
+    var quiet = false
+
+    @OptionGroup var decoding: InputOptions
+
+    func validate() throws {
+        if !(maskScale >= 1 && maskScale <= 4) { throw ValidationError("--mask-scale must be between 1 and 4, not \(maskScale).") }
+        if !(0...300).contains(hold) { throw ValidationError("--hold must be between 0 and 300 frames, not \(hold).") }
+        if !(0...300).contains(lookBack) { throw ValidationError("--look-back must be between 0 and 300 frames, not \(lookBack).") }
+        if !(maskThreshold >= 0 && maskThreshold <= 1) { throw ValidationError("--mask-threshold must be between 0 and 1, not \(maskThreshold).") }
+        if faces.model == nil { throw ValidationError("--faces must be a DNN detector (centerface, yunet, ultraface, ultraface-640), not \(faces.rawValue).") }
+        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
+        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
+        if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
+        if !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51, not \(crf).") }
+        let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+        if !presets.contains(preset) { throw ValidationError("--preset must be one of \(presets.joined(separator: ", ")), not '\(preset)'.") }
+    }
+
+    func run() throws {
+        let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        var detector = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
+        detector.threshold = maskThreshold
+        detector.modelPath = faceModel
+        detector.runtime = dnnRuntime
+        detector.workers = workers
+        let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
+        // The detector, its model and a mask image are checked before the input opens.
+        let analysis = Analysis.detect(faces: try detector.resolvingModel(), codes: CodeReaderOptions(backend: .off))
+        if case .mask(let path) = style { _ = try MaskImage(path: path) }
+        VideoFileSource.showLibraryWarnings(decoding.verbose)
+        let source = try decoding.open(input, keepAudio: true)
+        var configuration = RunConfiguration(source: source, analysis: analysis)
+        configuration.tracking = TrackerOptions(maxGap: maxGap)
+        configuration.threads = workers
+        let run = try Run(configuration)
+
+        var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: nil, duration: nil))]
+        let writer = try MP4Writer(path: output, source: source, options: EncoderOptions(crf: crf, preset: preset),
+                                     metadata: source.containerMetadata)
+        sinks.append(try AnonymizingSink(options: options, writer: writer, audioFrom: source))
+        if let records { sinks.append(try RecordsSink(path: records, stream: StreamRecord(run: run))) }
+
+        let signals = stopOnSignals { run.stop() }
+        defer { signals.forEach { $0.cancel() } }
+        let summary = try run.run(into: sinks)
+        if summary.interrupted { throw ExitCode(130) }
+        if !summary.damage.isEmpty {
+            throw SightlineError.inputDamaged(path: input, reason: "\(summary.damage) (\(summary.frames) frames anonymized)")
+        }
+    }
+}
+
+extension AnonymizeStyle: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { ["blur", "pixelate", "solid", "mask:IMAGE"] }
+}
+
+extension MaskShape: ExpressibleByArgument {}

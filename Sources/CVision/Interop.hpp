@@ -19,6 +19,31 @@ inline cv::Mat wrapPlane(slv_gray_image image) {
     return wrapPlane(image.data, image.width, image.height, image.stride);
 }
 
+/// Y'CbCr to R'G'B' (0..255, not clamped) for a frame's matrix (709, else 601) and range, as a
+/// player shows it. Without chroma (cb = cr = 128) every channel is the luma.
+struct YCbCrToRGB {
+    float kr, kgb, kgr, kb, yScale, yOffset, cScale;
+
+    YCbCrToRGB(int matrix, bool fullRange) {
+        const bool bt709 = matrix == 709;
+        kr = bt709 ? 1.5748f : 1.402f;
+        kgb = bt709 ? 0.187324f : 0.344136f;
+        kgr = bt709 ? 0.468124f : 0.714136f;
+        kb = bt709 ? 1.8556f : 1.772f;
+        yScale = fullRange ? 1.0f : 255.0f / 219.0f;
+        yOffset = fullRange ? 0.0f : 16.0f;
+        cScale = fullRange ? 1.0f : 255.0f / 224.0f;
+    }
+
+    inline void operator()(uint8_t y, uint8_t cb, uint8_t cr, float &r, float &g, float &b) const {
+        const float luma = (y - yOffset) * yScale;
+        const float u = (cb - 128.0f) * cScale, v = (cr - 128.0f) * cScale;
+        r = luma + kr * v;
+        g = luma - kgb * u - kgr * v;
+        b = luma + kb * u;
+    }
+};
+
 /// Copies `message` into the caller's buffer (cut to fit, always NUL-terminated).
 inline void report(char *error, size_t size, const std::string &message) {
     if (error && size > 0) {

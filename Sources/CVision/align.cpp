@@ -80,25 +80,15 @@ extern "C" int slv_align_face(const slv_yuv_image *image, const float points[10]
             }
         }
         // Y'CbCr to R'G'B' (0..255, rounded to bytes as an 8-bit aligned image would be), planar.
-        const bool bt709 = image->matrix == 709;
-        const float kr = bt709 ? 1.5748f : 1.402f, kgb = bt709 ? 0.187324f : 0.344136f;
-        const float kgr = bt709 ? 0.468124f : 0.714136f, kb = bt709 ? 1.8556f : 1.772f;
-        const float yScale = image->full_range ? 1.0f : 255.0f / 219.0f, yOffset = image->full_range ? 0.0f : 16.0f;
-        const float cScale = image->full_range ? 1.0f : 255.0f / 224.0f;
+        const YCbCrToRGB convert(image->matrix, image->full_range);
         float *outR = rgb, *outG = rgb + size * size, *outB = rgb + 2 * size * size;
         for (int row = 0; row < size; row++) {
             const uint8_t *ys = y.ptr<uint8_t>(row);
             const uint8_t *cbs = color ? cb.ptr<uint8_t>(row) : nullptr;
             const uint8_t *crs = color ? cr.ptr<uint8_t>(row) : nullptr;
             for (int col = 0; col < size; col++) {
-                const float luma = (ys[col] - yOffset) * yScale;
-                float r = luma, g = luma, b = luma;
-                if (color) {
-                    const float u = (cbs[col] - 128.0f) * cScale, v = (crs[col] - 128.0f) * cScale;
-                    r = luma + kr * v;
-                    g = luma - kgb * u - kgr * v;
-                    b = luma + kb * u;
-                }
+                float r, g, b;
+                convert(ys[col], color ? cbs[col] : 128, color ? crs[col] : 128, r, g, b);
                 const size_t i = (size_t)row * size + col;
                 outR[i] = cv::saturate_cast<uint8_t>(r);
                 outG[i] = cv::saturate_cast<uint8_t>(g);

@@ -94,11 +94,7 @@ void makeBlob(slv_dnn_input *d, const slv_yuv_image &image, cv::Size displaySize
     float *planes[3] = {d->blob.ptr<float>(0, 0), d->blob.ptr<float>(0, 1), d->blob.ptr<float>(0, 2)};
 
     // Y'CbCr to R'G'B' (0..255) for the frame's matrix and range.
-    const bool bt709 = image.matrix == 709;
-    const float kr = bt709 ? 1.5748f : 1.402f, kgb = bt709 ? 0.187324f : 0.344136f;
-    const float kgr = bt709 ? 0.468124f : 0.714136f, kb = bt709 ? 1.8556f : 1.772f;
-    const float yScale = image.full_range ? 1.0f : 255.0f / 219.0f, yOffset = image.full_range ? 0.0f : 16.0f;
-    const float cScale = image.full_range ? 1.0f : 255.0f / 224.0f;
+    const YCbCrToRGB convert(image.matrix, image.full_range);
     float *outR = rgb ? planes[0] : planes[2], *outG = planes[1], *outB = rgb ? planes[2] : planes[0];
     for (int row = 0; row < h; row++) {
         const uint8_t *ys = y.ptr<uint8_t>(row);
@@ -106,14 +102,8 @@ void makeBlob(slv_dnn_input *d, const slv_yuv_image &image, cv::Size displaySize
         const uint8_t *crs = color ? cr.ptr<uint8_t>(row) : nullptr;
         const size_t base = (size_t)row * w;
         for (int col = 0; col < w; col++) {
-            const float luma = (ys[col] - yOffset) * yScale;
-            float r = luma, g = luma, b = luma;
-            if (color) {
-                const float u = (cbs[col] - 128.0f) * cScale, v = (crs[col] - 128.0f) * cScale;
-                r = luma + kr * v;
-                g = luma - kgb * u - kgr * v;
-                b = luma + kb * u;
-            }
+            float r, g, b;
+            convert(ys[col], color ? cbs[col] : 128, color ? crs[col] : 128, r, g, b);
             outR[base + col] = std::min(255.0f, std::max(0.0f, r)) * scale + offset;
             outG[base + col] = std::min(255.0f, std::max(0.0f, g)) * scale + offset;
             outB[base + col] = std::min(255.0f, std::max(0.0f, b)) * scale + offset;

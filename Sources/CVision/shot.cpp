@@ -39,11 +39,7 @@ extern "C" int slv_shot_hsv(const slv_yuv_image *image, int width, int height, u
             }
         }
         // Y'CbCr to 8-bit B'G'R' for the frame's matrix and range (as a player shows it).
-        const bool bt709 = image->matrix == 709;
-        const float kr = bt709 ? 1.5748f : 1.402f, kgb = bt709 ? 0.187324f : 0.344136f;
-        const float kgr = bt709 ? 0.468124f : 0.714136f, kb = bt709 ? 1.8556f : 1.772f;
-        const float yScale = image->full_range ? 1.0f : 255.0f / 219.0f, yOffset = image->full_range ? 0.0f : 16.0f;
-        const float cScale = image->full_range ? 1.0f : 255.0f / 224.0f;
+        const YCbCrToRGB convert(image->matrix, image->full_range);
         cv::Mat bgr(size, CV_8UC3);
         for (int row = 0; row < height; row++) {
             const uint8_t *ys = y.ptr<uint8_t>(row);
@@ -51,14 +47,8 @@ extern "C" int slv_shot_hsv(const slv_yuv_image *image, int width, int height, u
             const uint8_t *crs = color ? cr.ptr<uint8_t>(row) : nullptr;
             uint8_t *out = bgr.ptr<uint8_t>(row);
             for (int col = 0; col < width; col++) {
-                const float luma = (ys[col] - yOffset) * yScale;
-                float r = luma, g = luma, b = luma;
-                if (color) {
-                    const float u = (cbs[col] - 128.0f) * cScale, v = (crs[col] - 128.0f) * cScale;
-                    r = luma + kr * v;
-                    g = luma - kgb * u - kgr * v;
-                    b = luma + kb * u;
-                }
+                float r, g, b;
+                convert(ys[col], color ? cbs[col] : 128, color ? crs[col] : 128, r, g, b);
                 out[3 * col] = cv::saturate_cast<uint8_t>(b);
                 out[3 * col + 1] = cv::saturate_cast<uint8_t>(g);
                 out[3 * col + 2] = cv::saturate_cast<uint8_t>(r);

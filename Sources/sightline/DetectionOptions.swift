@@ -149,8 +149,8 @@ struct DetectionOptions: ParsableArguments {
     @OptionGroup var detectors: DetectorOptions
 
     @Option(name: .customLong("code-full-every"), help: """
-        zxing: the full search (the --code-try-* passes) on every Nth frame, a quick search (none \
-        of them) on the frames between; 1: the full search on every frame.
+        The whole-frame code search on every Nth frame of the stream; on the frames between, every \
+        known code is read in its predicted region; 1: the whole frame every frame.
         """)
     var codeFullEvery: Int = Schedule().codeFullEvery
 

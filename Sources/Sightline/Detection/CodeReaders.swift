@@ -74,16 +74,10 @@ public enum CodeTextMode: String, CaseIterable, Sendable {
 
 /// Reads codes from a gray image. Implementations are not thread-safe: one per worker.
 public protocol CodeReader: AnyObject {
-    /// Codes in the picture, with geometry mapped into the displayed frame. `fully` false: the
-    /// quick search only (a reader without one always searches fully).
-    func read(_ image: GrayImage, rotation: Rotation, fully: Bool) throws -> [CodeObservation]
+    /// Codes in the picture, with geometry mapped into the displayed frame.
+    func read(_ image: GrayImage, rotation: Rotation) throws -> [CodeObservation]
 }
 
-extension CodeReader {
-    public func read(_ image: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
-        try read(image, rotation: rotation, fully: true)
-    }
-}
 
 public func makeCodeReader(_ options: CodeReaderOptions) throws -> CodeReader? {
     switch options.backend {
@@ -145,7 +139,7 @@ public final class ZBarCodeReader: CodeReader {
         zbar_image_scanner_destroy(scanner)
     }
 
-    public func read(_ gray: GrayImage, rotation: Rotation, fully: Bool) throws -> [CodeObservation] {
+    public func read(_ gray: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
         if gray.isRegion {
             // A region's rows are not contiguous: copy it (regions are small).
             var rows = [UInt8](repeating: 0, count: gray.width * gray.height)

@@ -57,7 +57,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
             codeStatus = .skipped
         } else if let codeReader {
             do {
-                codes = try codeReader.read(luma, rotation: frame.rotation, fully: true)
+                codes = try codeReader.read(luma, rotation: frame.rotation)
                 codeStatus = .ok
             } catch {
                 codeStatus = .error

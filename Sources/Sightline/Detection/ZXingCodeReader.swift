@@ -2,28 +2,10 @@ import CVision
 import CZXing
 import CZXingText
 
-/// zxing-cpp 3.1 through its C API, on the luma plane without copying it.
-///
-/// The full search is zxing's `ReadBarcodes` with the `try…` settings asked for, on the whole
-/// frame. The quick search, for the frames in between (`Schedule.codeFullEvery`),
-/// splits the work by where zxing spends it on video frames: 1D codes are read on a few scan
-/// lines of the full-size frame (cheap, rotated and inverted included); 2D codes need the whole
-/// frame binarized, so large frames are read at half size, and a symbol found there but not
-/// decoded is read again at full size in its own region.
+/// zxing-cpp 3.1 through its C API, on the luma plane without copying it: zxing's `ReadBarcodes`
+/// with the `try…` settings asked for, on the whole picture (a frame, or a code track's region).
 public final class ZXingCodeReader: CodeReader {
     private let full: OpaquePointer
-    private let quickLinear: OpaquePointer?
-    /// Per 1D symbology: every scan line of a region where the quick search read one.
-    private let regionLinear: [Symbology: OpaquePointer]
-    private let quickMatrix: OpaquePointer?
-    private let regionMatrix: OpaquePointer?
-    /// The half-size luma plane of the quick search, reused from frame to frame.
-    private var half: [UInt8] = []
-
-    /// Frames whose shorter side is at least this are read at half size for 2D codes in the quick
-    /// search (a 720p frame: 640x360, where the modules of a QR code of 80 px or more still
-    /// span two pixels).
-    static let halfSizeFrom = 720
 
     /// zxing-cpp's formats for one of our symbologies (the variants it reports are mapped back
     /// by `symbology(of:)`); empty when zxing-cpp cannot read it.
@@ -73,84 +55,36 @@ public final class ZXingCodeReader: CodeReader {
         // Every format we name, not zxing's "all": formats nobody asked for cost time and read
         // phantoms (DX film edge, Telepen in noise).
         let symbologies = options.symbologies.isEmpty ? Symbology.allCases : options.symbologies.sorted()
-        let linear = symbologies.filter { !Self.matrix.contains($0) }.flatMap(Self.formats(of:))
-        let matrix = symbologies.filter { Self.matrix.contains($0) }.flatMap(Self.formats(of:))
-        func make(_ formats: [ZXing_BarcodeFormat], harder: Bool, rotate: Bool, invert: Bool, downscale: Bool,
-                  errors: Bool = false) throws -> OpaquePointer {
-            guard let o = ZXing_ReaderOptions_new() else { throw SightlineError.internal("cannot create zxing-cpp reader options") }
-            formats.withUnsafeBufferPointer { ZXing_ReaderOptions_setFormats(o, $0.baseAddress, Int32($0.count)) }
-            ZXing_ReaderOptions_setTryHarder(o, harder)
-            ZXing_ReaderOptions_setTryRotate(o, rotate)
-            ZXing_ReaderOptions_setTryInvert(o, invert)
-            ZXing_ReaderOptions_setTryDownscale(o, downscale)
-            ZXing_ReaderOptions_setBinarizer(o, options.binarizer.zxing)
-            ZXing_ReaderOptions_setTextMode(o, options.textMode.zxing)
-            // Symbols with errors are reported only where we look for them again at full size;
-            // they never become reads.
-            ZXing_ReaderOptions_setReturnErrors(o, errors)
-            return o
-        }
-        full = try make(linear + matrix, harder: options.tryHarder, rotate: options.tryRotate, invert: options.tryInvert,
-                        downscale: options.tryDownscale)
-        quickLinear = linear.isEmpty ? nil : try make(linear, harder: false, rotate: options.tryRotate, invert: options.tryInvert, downscale: false)
-        regionLinear = try Dictionary(uniqueKeysWithValues: symbologies.filter { !Self.matrix.contains($0) }.map {
-            ($0, try make(Self.formats(of: $0), harder: true, rotate: false, invert: false, downscale: false))
-        })
-        quickMatrix = matrix.isEmpty ? nil : try make(matrix, harder: false, rotate: false, invert: false, downscale: false, errors: true)
-        regionMatrix = matrix.isEmpty ? nil : try make(matrix, harder: options.tryHarder, rotate: options.tryRotate,
-                                                        invert: options.tryInvert, downscale: false)
+        // 1D formats first, then the 2D ones, as zxing is asked for them.
+        let formats = symbologies.filter { !Self.matrix.contains($0) }.flatMap(Self.formats(of:))
+            + symbologies.filter { Self.matrix.contains($0) }.flatMap(Self.formats(of:))
+        guard let o = ZXing_ReaderOptions_new() else { throw SightlineError.internal("cannot create zxing-cpp reader options") }
+        formats.withUnsafeBufferPointer { ZXing_ReaderOptions_setFormats(o, $0.baseAddress, Int32($0.count)) }
+        ZXing_ReaderOptions_setTryHarder(o, options.tryHarder)
+        ZXing_ReaderOptions_setTryRotate(o, options.tryRotate)
+        ZXing_ReaderOptions_setTryInvert(o, options.tryInvert)
+        ZXing_ReaderOptions_setTryDownscale(o, options.tryDownscale)
+        ZXing_ReaderOptions_setBinarizer(o, options.binarizer.zxing)
+        ZXing_ReaderOptions_setTextMode(o, options.textMode.zxing)
+        ZXing_ReaderOptions_setReturnErrors(o, false)
+        full = o
     }
 
     /// Symbologies zxing finds by their 2D structure (the rest are read along scan lines).
     static let matrix: Set<Symbology> = [.qr, .microQR, .aztec, .dataMatrix, .pdf417, .maxiCode]
 
-    deinit {
-        for o in [full, quickLinear, quickMatrix, regionMatrix] + regionLinear.values.map(Optional.some) { if let o { ZXing_ReaderOptions_delete(o) } }
-    }
+    deinit { ZXing_ReaderOptions_delete(full) }
 
-    public func read(_ gray: GrayImage, rotation: Rotation, fully: Bool) throws -> [CodeObservation] {
-        if fully { return try read(gray, with: full).map { observation($0, in: gray, rotation: rotation) } }
-        var found: [Found] = []
-        if let quickLinear {
-            for symbol in try read(gray, with: quickLinear) where symbol.valid {
-                found.append(try wholeHeight(of: symbol, in: gray) ?? symbol)
-            }
-        }
-        if let quickMatrix, let regionMatrix {
-            if min(gray.width, gray.height) >= Self.halfSizeFrom {
-                for symbol in try readHalf(gray, with: quickMatrix) {
-                    if symbol.valid {
-                        found.append(symbol)
-                    } else if let region = gray.cropped(around: symbol.corners, margin: 0.25) {
-                        // Found at half size but not decoded: its modules may need full size.
-                        found += try read(region, with: regionMatrix).map { $0.offset(by: region, from: gray) }
-                    }
-                }
-            } else {
-                found += try read(gray, with: quickMatrix).filter(\.valid)
-            }
-        }
-        return found.map { observation($0, in: gray, rotation: rotation) }
+    public func read(_ gray: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
+        try read(gray, with: full).map { observation($0, in: gray, rotation: rotation) }
     }
 
     /// One symbol as zxing-cpp reported it, corners in pixels of the picture it read.
     private struct Found {
-        var valid: Bool
         var symbology: Symbology
         var text: String
         var bytes: [UInt8]
         var corners: [(x: Double, y: Double)]
-
-        var width: Double { (corners.map(\.x).max() ?? 0) - (corners.map(\.x).min() ?? 0) }
-        var height: Double { (corners.map(\.y).max() ?? 0) - (corners.map(\.y).min() ?? 0) }
-
-        /// Corners moved from a region of `whole` to `whole`'s own pixels.
-        func offset(by region: GrayImage, from whole: GrayImage) -> Found {
-            var f = self
-            let dx = Double(region.originX - whole.originX), dy = Double(region.originY - whole.originY)
-            f.corners = corners.map { (x: $0.x + dx, y: $0.y + dy) }
-            return f
-        }
     }
 
     private func observation(_ f: Found, in gray: GrayImage, rotation: Rotation) -> CodeObservation {
@@ -159,42 +93,7 @@ public final class ZXingCodeReader: CodeReader {
         })
     }
 
-    /// A 1D code the quick search read on a few scan lines, read again on every line of its
-    /// region for its whole outline (its height); nil when that read does not give the same code.
-    /// Only codes read horizontally (a code turned by 90° keeps the outline of its scan lines).
-    private func wholeHeight(of symbol: Found, in gray: GrayImage) throws -> Found? {
-        guard symbol.width > symbol.height, let options = regionLinear[symbol.symbology],
-              let region = gray.cropped(around: symbol.corners, margin: 0, vertical: symbol.width / 2) else { return nil }
-        return try read(region, with: options).first { $0.valid && $0.bytes == symbol.bytes }?.offset(by: region, from: gray)
-    }
-
-    /// Reads the picture at half size (2x2 pixel means), corners mapped back to full size.
-    private func readHalf(_ gray: GrayImage, with options: OpaquePointer) throws -> [Found] {
-        let w = gray.width / 2, h = gray.height / 2
-        if half.count != w * h { half = [UInt8](repeating: 0, count: w * h) }
-        let src = gray.image.data!, stride = gray.stride
-        half.withUnsafeMutableBufferPointer { dst in
-            for y in 0..<h {
-                let row0 = src + 2 * y * stride, row1 = row0 + stride
-                let out = dst.baseAddress! + y * w
-                for x in 0..<w {
-                    let sum = Int(row0[2 * x]) + Int(row0[2 * x + 1]) + Int(row1[2 * x]) + Int(row1[2 * x + 1])
-                    out[x] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
-                }
-            }
-        }
-        return try half.withUnsafeBufferPointer { buffer in
-            let view = GrayImage(image: slv_gray_image(data: buffer.baseAddress, width: Int32(w), height: Int32(h), stride: Int32(w)))
-            // A module's centre at half size (x + 0.5) is at 2x + 1 - 0.5 at full size.
-            return try read(view, with: options).map { f in
-                var f = f
-                f.corners = f.corners.map { (x: $0.x * 2 + 0.5, y: $0.y * 2 + 0.5) }
-                return f
-            }
-        }
-    }
-
-    /// Every symbol zxing-cpp reports in the picture (invalid ones only when the options ask for them).
+    /// Every symbol zxing-cpp reads in the picture.
     private func read(_ gray: GrayImage, with options: OpaquePointer) throws -> [Found] {
         guard let view = ZXing_ImageView_new(gray.image.data, gray.image.width, gray.image.height, ZXing_ImageFormat_Lum,
                                              gray.image.stride, 1) else {
@@ -217,7 +116,7 @@ public final class ZXingCodeReader: CodeReader {
                 String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: Int(textLength)), as: UTF8.self)
             } ?? ""
             let p = ZXing_Barcode_position(barcode)
-            found.append(Found(valid: ZXing_Barcode_isValid(barcode), symbology: symbology, text: text, bytes: bytes,
+            found.append(Found(symbology: symbology, text: text, bytes: bytes,
                                corners: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { (x: Double($0.x), y: Double($0.y)) }))
         }
         return found
@@ -255,18 +154,5 @@ extension CodeTextMode {
         case .escaped: return ZXing_TextMode_Escaped
         case .hex: return ZXing_TextMode_Hex
         }
-    }
-}
-
-extension GrayImage {
-    /// The region around corner points (in this image's pixels), grown by `margin` of its size
-    /// and 8 pixels on every side (`vertical` pixels above and below, if more), clipped to the
-    /// image; nil if empty.
-    fileprivate func cropped(around corners: [(x: Double, y: Double)], margin: Double, vertical: Double = 8) -> GrayImage? {
-        guard let x0 = corners.map(\.x).min(), let x1 = corners.map(\.x).max(),
-              let y0 = corners.map(\.y).min(), let y1 = corners.map(\.y).max() else { return nil }
-        let mx = (x1 - x0) * margin + 8, my = (y1 - y0) * margin + max(8, vertical)
-        let left = Int((x0 - mx).rounded(.down)), top = Int((y0 - my).rounded(.down))
-        return cropped(x: left, y: top, width: Int((x1 + mx).rounded(.up)) - left, height: Int((y1 + my).rounded(.up)) - top)
     }
 }

@@ -4,7 +4,7 @@ public struct Schedule: Sendable, Equatable {
     /// Full-frame detection (faces and codes) on every Nth frame of the stream; on the frames
     /// between, the tracking stage searches around known objects.
     public var detectEvery = 1
-    /// zxing: the full code search (its `try…` passes) on every Nth frame, a quick search between.
+    /// The whole-frame code search on every Nth frame; between, known codes are read in their regions.
     public var codeFullEvery = 15
 
     public init(detectEvery: Int = 1, codeFullEvery: Int = 15) {
@@ -12,7 +12,7 @@ public struct Schedule: Sendable, Equatable {
         self.codeFullEvery = max(1, codeFullEvery)
     }
 
-    /// Whether the code reader searches `frame` fully: by the frame's position in the stream (the
+    /// Whether the code reader searches the whole of `frame`: by the frame's position in the stream (the
     /// record's `index`), so a shard searches the same frames as the whole run, whatever its cut.
     public func fullCodeSearch(_ frame: VideoFrame) -> Bool { codeFullEvery <= 1 || frame.position % codeFullEvery == 0 }
 }

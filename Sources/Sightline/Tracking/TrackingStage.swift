@@ -161,7 +161,7 @@ public final class TrackingStage {
     private func searchWhole(_ record: inout FrameRecord, frame: VideoFrame) {
         guard let fullReader else { return }
         do {
-            record.codes = try fullReader.read(frame.luma, rotation: frame.rotation, fully: true)
+            record.codes = try fullReader.read(frame.luma, rotation: frame.rotation)
             if record.codeStatus == .skipped { record.codeStatus = .refined }
         } catch {
             record.codeStatus = .error

@@ -44,8 +44,8 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var runtime: DNNRuntime = .openvino
     /// OpenVINO: the arithmetic the network is computed in.
     public var precision: DNNPrecision = .f32
-    /// DNN backends: analysis workers sharing one compiled model (OpenVINO: a stream for every
-    /// two workers, `OpenVINORuntime.requestsPerStream`).
+    /// DNN backends: analysis workers sharing one compiled model (OpenVINO: a stream per worker,
+    /// or for every two workers on large inputs, `OpenVINORuntime.requestsPerStream`).
     public var workers = 1
     /// DNN backends: the model file of this run, set by `resolvingModel()`.
     public internal(set) var model: ModelFile?

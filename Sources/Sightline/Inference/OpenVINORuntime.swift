@@ -141,18 +141,25 @@ final class OpenVINORuntime: @unchecked Sendable {
     /// glibc malloc arenas for the whole process, set when OpenVINO is first loaded.
     static let mallocArenas: Int32 = 2
 
-    /// Infer requests per stream. A stream's activation buffers are most of the memory a model
-    /// costs (CenterFace at 960x544: about 75 MB each); two workers' requests taking turns on one
-    /// stream that runs each on two threads kept the throughput on the reference machine (CPU per
-    /// frame within 2 %) and the output byte for byte, and cut the peak RSS at 1080p by 70 MB.
-    static let requestsPerStream = 2
+    /// Infer requests per stream for an input of `width` x `height`. One stream per worker, each
+    /// on one thread, is the faster way on 2 cores: at 640x352 (720p's default input) it took the
+    /// default run's wall time down by about 9 % against two workers taking turns on one stream of
+    /// two threads (their per-layer synchronisation costs more than it gains), for 24 MiB more.
+    /// A stream's activation buffers grow with the input (CenterFace at 960x544: about 75 MB
+    /// each), so above `maxPixelsPerWorkerStream` two workers share a stream: at 1080p that
+    /// keeps about 60 MiB off the peak RSS.
+    static func requestsPerStream(width: Int, height: Int) -> Int {
+        width * height <= maxPixelsPerWorkerStream ? 1 : 2
+    }
+    static let maxPixelsPerWorkerStream = 640 * 384
 
     /// The model compiled for a 1 x 3 x height x width input, for `workers` workers (one thread
     /// each) and the arithmetic `precision`: made by the first worker that asks, shared by the others.
     func compiled(path: String, outputs: [String], width: Int, height: Int, workers: Int,
                   precision: DNNPrecision = .f32) throws -> CompiledModel {
         let key = Key(path: path, width: width, height: height, workers: workers, precision: precision)
-        let streams = (max(1, workers) + Self.requestsPerStream - 1) / Self.requestsPerStream
+        let perStream = Self.requestsPerStream(width: width, height: height)
+        let streams = (max(1, workers) + perStream - 1) / perStream
         return try state.withLock { state in
             if let found = state.compiled[key] { return found }
             let model = try readModel(state.core, path: path, outputs: outputs)

@@ -70,7 +70,9 @@ public final class AnalysisPipeline: @unchecked Sendable {
         let workers = analyzers.count
         let (queued, inFlight): (Int, Int)
         switch policy {
-        case .wait: (queued, inFlight) = (workers * 2, workers * 2 + 2)
+        // Reading runs a stride per worker ahead, so with --detect-every N every worker can be on
+        // a full detection at once, not each waiting for the frames before its own to be handed out.
+        case .wait: (queued, inFlight) = (workers * 2, workers * max(2, schedule.detectEvery) + 2)
         // Only as many waiting frames as workers: a frame is analyzed soon or not at all. The
         // wider in-flight bound only holds back a sink that falls behind.
         case .dropLateFrames: (queued, inFlight) = (workers, workers * 2 + 64)

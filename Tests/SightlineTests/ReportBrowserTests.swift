@@ -170,12 +170,9 @@ final class ReportBrowserTests: XCTestCase {
     /// time on screen, tracks and one bar per track where the track is on the run's time axis; a
     /// click on a bar selects that track.
     func testPeopleSectionShowsEachPersonsAppearances() throws {
-        try PeopleFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
-        let page = dir.appendingPathComponent("people.html").path
-        let run = try sightline("report", PeopleFixture.records, "--video", PeopleFixture.video, "-q", "-o", page)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        let records = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: PeopleFixture.records)))
+        let page = try PeopleFixture.report(in: dir)
+        let records = try PeopleFixture.lines()
         let identities = records.filter { $0["type"] as? String == "identity" }
         let tracks = try trackRecords(PeopleFixture.records)
         let person = try XCTUnwrap(identities.first { ($0["tracks"] as? [Int] ?? []).count == 3 })

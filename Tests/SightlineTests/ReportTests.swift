@@ -22,6 +22,18 @@ enum PeopleFixture {
         XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
         if run.status != 0 { throw XCTSkip("the shared analyze run with identities failed") }
     }
+
+    /// The records' lines, parsed.
+    static func lines() throws -> [[String: Any]] { try jsonLines(try Data(contentsOf: URL(fileURLWithPath: records))) }
+
+    /// The report of the records with their video, made in `dir`: the page's path.
+    static func report(in dir: URL, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try ready(file: file, line: line)
+        let page = dir.appendingPathComponent("people.html").path
+        let run = try sightline("report", records, "--video", video, "-q", "-o", page)
+        XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
+        return page
+    }
 }
 
 /// `sightline report`: what goes into the page, and the errors (one line, exit code, no page left
@@ -78,14 +90,10 @@ final class ReportTests: XCTestCase {
     /// Records with identities: the page holds one person per identity record, with its tracks,
     /// time on screen, and as picture the thumbnail of the track that holds its best frame.
     func testPageHoldsThePeopleOfIdentityRecords() throws {
-        try PeopleFixture.ready()
-        let dir = try Fixtures.temporaryDirectory(self)
-        let page = dir.appendingPathComponent("people.html").path
-        let run = try sightline("report", PeopleFixture.records, "--video", PeopleFixture.video, "-q", "-o", page)
-        XCTAssertEqual(run.status, 0, run.stderr)
+        let page = try PeopleFixture.report(in: try Fixtures.temporaryDirectory(self))
         XCTAssertTrue(try String(contentsOfFile: page, encoding: .utf8).contains("<section id=\"people-section\" hidden>"))
         let data = try pageData(page)
-        let records = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: PeopleFixture.records)))
+        let records = try PeopleFixture.lines()
         let identities = records.filter { $0["type"] as? String == "identity" }
         let tracks = Dictionary(uniqueKeysWithValues: records.filter { $0["type"] as? String == "track" }.map { (($0["id"] as? Int) ?? -1, $0) })
         let people = try XCTUnwrap(data["people"] as? [[String: Any]])

@@ -87,7 +87,7 @@ struct Report: ParsableCommand {
             audit = try Auditor(options: options).audit(predicted: predicted, truth: truthFile)
         }
         let report = ReportPage(streamLine: reader.streamLine, summaryLine: reader.summaryLine, recordsName: records, videoName: video,
-                                truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit)
+                                truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit, people: reader.identities)
         try page.commit(report.html())
         if let damage, let video { throw SightlineError.inputDamaged(path: video, reason: "\(damage) (\(collector.frames) frames read)") }
     }

@@ -109,6 +109,7 @@ final class ReportBrowserTests: XCTestCase {
             recall: document.querySelector('#audit-all [data-metric=recall]').textContent, \
             switches: document.querySelector('#audit-all [data-metric=switches]').textContent, \
             issues: document.querySelectorAll('#issues tr.issue').length, \
+            peopleHidden: document.getElementById('people-section').hidden, \
             frames: document.querySelector('#count-frames b').textContent, loadMs: window.sightlineReport.loadMs})
             """
         // Every lane in the middle of the run, the last lane before its track starts, then the
@@ -148,6 +149,7 @@ final class ReportBrowserTests: XCTestCase {
         XCTAssertEqual(value["switches"] as? String, "0")
         XCTAssertEqual(value["issues"] as? Int, 0)
         XCTAssertEqual(value["frames"] as? String, "300")
+        XCTAssertEqual(value["peopleHidden"] as? Bool, true, "no identities: no People section")
 
         // The screenshot: lane colours where the bars are, the background where track 5 is not yet.
         XCTAssertEqual(view.points.count, 8)
@@ -162,6 +164,65 @@ final class ReportBrowserTests: XCTestCase {
         assertColour(view.colour(at: 6), ReportColour.faceDetected, "face track 1 at frame 0 (selected lane, its bar)")
         assertLaneBackground(view.colour(at: 7), "the misses row at frame 100 (nothing missed)")
         print("sample report: \(try FileManager.default.attributesOfItem(atPath: page)[.size] ?? 0) bytes, ready in the browser after \(value["loadMs"] ?? "?") ms")
+    }
+
+    /// Records with identities: the People section shows a row per person with its picture,
+    /// time on screen, tracks and one bar per track where the track is on the run's time axis; a
+    /// click on a bar selects that track.
+    func testPeopleSectionShowsEachPersonsAppearances() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let page = try PeopleFixture.report(in: dir)
+        let records = try PeopleFixture.lines()
+        let identities = records.filter { $0["type"] as? String == "identity" }
+        let tracks = try trackRecords(PeopleFixture.records)
+        let person = try XCTUnwrap(identities.first { ($0["tracks"] as? [Int] ?? []).count == 3 })
+        let personID = try XCTUnwrap(person["id"] as? Int), second = try XCTUnwrap((person["tracks"] as? [Int])?[1])
+
+        let eval = """
+            (() => { const rows = [...document.querySelectorAll('#people tbody tr')].map((r) => ({id: Number(r.dataset.person), \
+            seconds: r.cells[2].textContent, tracks: [...r.querySelectorAll('.person-tracks a')].map((a) => Number(a.dataset.track)), \
+            bars: [...r.querySelectorAll('.appearance')].map((b) => { const a = b.parentElement.getBoundingClientRect(), c = b.getBoundingClientRect(); \
+            return {track: Number(b.dataset.track), left: (c.left - a.left) / a.width, right: (c.right - a.left) / a.width}; }), \
+            thumb: r.querySelector('img.thumb') ? r.querySelector('img.thumb').naturalWidth : 0})); \
+            document.querySelector('#people tr[data-person="\(personID)"] .appearance[data-track="\(second)"]').click(); \
+            return {hidden: document.getElementById('people-section').hidden, rows, \
+            selected: Number(document.querySelector('#tracks tr.selected').dataset.track)}; })()
+            """
+        // The middle of each of the person's bars, and the middle of the gap between the first two.
+        let probe = """
+            (() => { const row = document.querySelector('#people tr[data-person="\(personID)"]'); row.scrollIntoView({block: 'center'}); \
+            const points = [...row.querySelectorAll('.appearance')].map((b) => { const r = b.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; }); \
+            const bars = [...row.querySelectorAll('.appearance')].map((b) => b.getBoundingClientRect()); \
+            return points.concat([{x: (bars[0].right + bars[1].left) / 2, y: bars[0].top + bars[0].height / 2}]); })()
+            """
+        let view = try BrowserView.open(page, eval: eval, probe: probe, in: dir)
+        view.assertClean(page: page)
+        let value = try XCTUnwrap(view.value as? [String: Any])
+        XCTAssertEqual(value["hidden"] as? Bool, false)
+        XCTAssertEqual(value["selected"] as? Int, second, "a click on a bar selects its track")
+        let rows = try XCTUnwrap(value["rows"] as? [[String: Any]])
+        XCTAssertEqual(rows.compactMap { $0["id"] as? Int }, identities.compactMap { $0["id"] as? Int })
+        // The run's time axis: from the first frame's time to the end of the last frame (24 fps).
+        let frames = records.filter { $0["type"] as? String == "frame" }
+        let t0 = try XCTUnwrap(frames.first?["t"] as? Double), t1 = try XCTUnwrap(frames.last?["t"] as? Double) + 1.0 / 24
+        for (row, identity) in zip(rows, identities) {
+            let id = identity["id"] as? Int ?? -1
+            XCTAssertEqual(row["tracks"] as? [Int], identity["tracks"] as? [Int], "person \(id)")
+            XCTAssertEqual(row["seconds"] as? String, String(format: "%.3f", identity["seconds"] as? Double ?? -1), "person \(id)")
+            XCTAssertGreaterThan(row["thumb"] as? Int ?? 0, 0, "person \(id): the picture decodes")
+            let bars = try XCTUnwrap(row["bars"] as? [[String: Any]])
+            XCTAssertEqual(bars.compactMap { $0["track"] as? Int }, identity["tracks"] as? [Int], "person \(id)")
+            for bar in bars {
+                let track = try XCTUnwrap(tracks[bar["track"] as? Int ?? -1])
+                let start = ((track["first_t"] as? Double ?? 0) - t0) / (t1 - t0)
+                let end = ((track["last_t"] as? Double ?? 0) + 1.0 / 24 - t0) / (t1 - t0)
+                XCTAssertEqual(bar["left"] as? Double ?? -1, start, accuracy: 0.005, "person \(id), track \(track["id"] ?? "?")")
+                XCTAssertEqual(bar["right"] as? Double ?? -1, end, accuracy: 0.005, "person \(id), track \(track["id"] ?? "?")")
+            }
+        }
+        XCTAssertEqual(view.points.count, 4)
+        for k in 0..<3 { assertColour(view.colour(at: k), ReportColour.faceDetected, "person \(personID)'s appearance \(k + 1)") }
+        assertLaneBackground(view.colour(at: 3), "person \(personID)'s bar between their first two appearances")
     }
 
     /// A weaker run (the Haar cascade, faces of 100 px and more only) misses the smaller face in a few frames: the

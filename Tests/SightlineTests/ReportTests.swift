@@ -2,6 +2,40 @@ import Foundation
 import XCTest
 @testable import Sightline
 
+/// Records with identities, made once per test process: the 16 shots of 7 people of
+/// `IdentityTests`, analyzed with `--identities on`.
+enum PeopleFixture {
+    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-people-fixture-\(getpid())")
+    static var records: String { directory.appendingPathComponent("people.jsonl").path }
+    static var video: String { directory.appendingPathComponent("people.mp4").path }
+    private static let made: Result<ProcessResult, Error> = Result {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: PeopleFixture.directory) }
+        _ = try IdentityTests.makeVideo(in: directory)
+        return try sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", records)
+    }
+
+    /// Skips without the SFace model; fails the test unless the shared run succeeded.
+    static func ready(file: StaticString = #filePath, line: UInt = #line) throws {
+        _ = try Fixtures.sharedModelOrSkip(.sface)
+        let run = try made.get()
+        XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
+        if run.status != 0 { throw XCTSkip("the shared analyze run with identities failed") }
+    }
+
+    /// The records' lines, parsed.
+    static func lines() throws -> [[String: Any]] { try jsonLines(try Data(contentsOf: URL(fileURLWithPath: records))) }
+
+    /// The report of the records with their video, made in `dir`: the page's path.
+    static func report(in dir: URL, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try ready(file: file, line: line)
+        let page = dir.appendingPathComponent("people.html").path
+        let run = try sightline("report", records, "--video", video, "-q", "-o", page)
+        XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
+        return page
+    }
+}
+
 /// `sightline report`: what goes into the page, and the errors (one line, exit code, no page left
 /// behind and an earlier page kept).
 final class ReportTests: XCTestCase {
@@ -33,6 +67,7 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual((data["stream"] as? [String: Any])?["source"] as? String, Fixtures.sample)
         XCTAssertEqual((data["summary"] as? [String: Any])?["frames"] as? Int, 300)
         XCTAssertTrue(data["audit"] is NSNull)
+        XCTAssertEqual((data["people"] as? [Any])?.count, 0, "no identity records: no people")
         XCTAssertEqual((data["thumbnails"] as? [String: Any])?.count, 0)
         let frames = try XCTUnwrap(data["frames"] as? [String: Any])
         XCTAssertEqual(frames["count"] as? Int, 300)
@@ -50,6 +85,36 @@ final class ReportTests: XCTestCase {
         let again = dir.appendingPathComponent("again.html").path
         XCTAssertEqual(try sightline("report", RenderFixture.records, "-o", again).status, 0)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: page)), try Data(contentsOf: URL(fileURLWithPath: again)))
+    }
+
+    /// Records with identities: the page holds one person per identity record, with its tracks,
+    /// time on screen, and as picture the thumbnail of the track that holds its best frame.
+    func testPageHoldsThePeopleOfIdentityRecords() throws {
+        let page = try PeopleFixture.report(in: try Fixtures.temporaryDirectory(self))
+        XCTAssertTrue(try String(contentsOfFile: page, encoding: .utf8).contains("<section id=\"people-section\" hidden>"))
+        let data = try pageData(page)
+        let records = try PeopleFixture.lines()
+        let identities = records.filter { $0["type"] as? String == "identity" }
+        let tracks = Dictionary(uniqueKeysWithValues: records.filter { $0["type"] as? String == "track" }.map { (($0["id"] as? Int) ?? -1, $0) })
+        let people = try XCTUnwrap(data["people"] as? [[String: Any]])
+        let thumbnails = try XCTUnwrap(data["thumbnails"] as? [String: Any])
+        XCTAssertEqual(people.count, Set(IdentityTests.shots).count)
+        XCTAssertEqual(people.count, identities.count)
+        for (person, identity) in zip(people, identities) {
+            let id = try XCTUnwrap(identity["id"] as? Int)
+            XCTAssertEqual(person["id"] as? Int, id)
+            XCTAssertEqual(person["tracks"] as? [Int], identity["tracks"] as? [Int], "person \(id)")
+            XCTAssertEqual(try XCTUnwrap(person["seconds"] as? Double), try XCTUnwrap(identity["seconds"] as? Double), accuracy: 1e-6)
+            XCTAssertEqual(person["first_t"] as? Double, identity["first_t"] as? Double, "person \(id)")
+            // The picture: a track of the person's whose frames hold the best frame, with a thumbnail.
+            let picture = try XCTUnwrap(person["picture"] as? Int, "person \(id)")
+            XCTAssertTrue((identity["tracks"] as? [Int] ?? []).contains(picture))
+            let best = try XCTUnwrap(identity["best_frame"] as? Int)
+            let track = try XCTUnwrap(tracks[picture])
+            XCTAssertTrue((track["first_frame"] as? Int ?? .max) <= best && best <= (track["last_frame"] as? Int ?? -1), "person \(id)")
+            XCTAssertNotNil(thumbnails[String(picture)], "person \(id)")
+        }
+        XCTAssertTrue(people.contains { ($0["tracks"] as? [Int] ?? []).count == 3 }, "people in three shots")
     }
 
     func testMissingAndMalformedRecordsAreOneLineAndLeaveNoPage() throws {

@@ -121,21 +121,24 @@ final class TimelineShardTests: XCTestCase {
         XCTAssertEqual(failures, [])
     }
 
-    /// The sample analyzed whole with `options`, and cut by `plan` with `cuts`, each shard run
-    /// with the same options and merged: the whole run's file, the merged file, the shards' folder.
-    private func wholeAndMerged(_ options: [String], cuts: [String], in dir: URL) throws -> (whole: String, merged: String, shards: String) {
+    /// `input` (the sample) analyzed whole with `options`, and cut by `plan` with `cuts`, each
+    /// shard run with the same options and merged: the whole run's file, the merged file, the
+    /// shards' folder.
+    private func wholeAndMerged(_ options: [String], cuts: [String], in dir: URL,
+                                input: String = Fixtures.sample) throws -> (whole: String, merged: String, shards: String) {
         let tag = (options + cuts).joined(separator: "_")
         let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
-        let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", whole] + options)
+        let run = try runProcess(Fixtures.binary, ["analyze", input, "-q", "-o", whole] + options)
         XCTAssertEqual(run.status, 0, run.stderr)
         let out = dir.appendingPathComponent(tag).path
         let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
-        let planned = try runProcess(Fixtures.binary, ["plan", Fixtures.sample] + cuts + ["--output-dir", out, "-o", plan])
+        let planned = try runProcess(Fixtures.binary, ["plan", input] + cuts + ["--output-dir", out, "-o", plan])
         XCTAssertEqual(planned.status, 0, planned.stderr)
         try runShards(plan, options)
         let merge = try sightline("merge", plan, "-q")
         XCTAssertEqual(merge.status, 0, merge.stderr)
-        return (whole, URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path, out)
+        let stem = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+        return (whole, URL(fileURLWithPath: out).appendingPathComponent(stem + ".jsonl").path, out)
     }
 
     func testShardsWithWarmupMergeIntoTheWholeRun() throws {
@@ -184,6 +187,79 @@ final class TimelineShardTests: XCTestCase {
             let (whole, merged, _) = try wholeAndMerged(options, cuts: ["--shard-length", "3.7", "--warmup", "2"], in: dir)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: merged)), try Data(contentsOf: URL(fileURLWithPath: whole)),
                            options.joined(separator: " "))
+        }
+    }
+
+    /// Identities across shards: the 16 shots of 7 people (`IdentityTests`, 24 fps, a cut every
+    /// 24 frames) cut every 3.7 s, off the sampling grid and inside shots: the shard cut at frame
+    /// 89 runs through a track (shot 3), the one at 178 through person 0's second appearance
+    /// (shot 7), 267 through person 5's second (shot 11). Merge replays the whole run's linking
+    /// from the faces the shards embedded: the merged file is the whole run's, byte for byte.
+    func testShardsWithIdentitiesMergeIntoTheWholeRunsPeople() throws {
+        _ = try Fixtures.sharedModelOrSkip(.sface)
+        let dir = try Fixtures.temporaryDirectory(self)
+        let video = try IdentityTests.makeVideo(in: dir)
+        let options = ["--codes", "off", "--identities", "on"]
+        let (whole, merged, out) = try wholeAndMerged(options, cuts: ["--shard-length", "3.7", "--warmup", "2"], in: dir, input: video)
+        let wholeData = try Data(contentsOf: URL(fileURLWithPath: whole))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: merged)), wholeData)
+
+        // The people are not trivial: all 7, one per person, and the shard cuts split tracks.
+        let records = try jsonLines(wholeData)
+        let people = records.filter { $0["type"] as? String == "identity" }
+        let tracks = records.filter { $0["type"] as? String == "track" }
+        XCTAssertEqual(people.count, Set(IdentityTests.shots).count)
+        XCTAssertTrue(people.contains { ($0["tracks"] as? [Any] ?? []).count >= 3 }, "a person in three shots has three tracks")
+        let shardStarts = [89, 178, 267, 356]   // 3.7 s × 24 fps, rounded up
+        func crossed(_ first: String, _ last: String) -> (([String: Any]) -> Bool) {
+            { record in shardStarts.contains { ($0 > (record[first] as? Int ?? .max)) && $0 <= (record[last] as? Int ?? -1) } }
+        }
+        let crossing = tracks.filter(crossed("first_frame", "last_frame"))
+        XCTAssertEqual(crossing.count, 4, "each shard cut runs through one track")
+        XCTAssertTrue(crossing.allSatisfy { $0["identity"] as? Int != nil }, "tracks across a shard cut are linked")
+        // Track ids count in order of appearance: a person's tracks after the first are later appearances.
+        let crossingIDs = Set(crossing.compactMap { $0["id"] as? Int })
+        XCTAssertTrue(people.contains { ($0["tracks"] as? [Int] ?? []).dropFirst().contains(where: crossingIDs.contains) },
+                      "a shard cut runs through a person's second appearance")
+        XCTAssertTrue(records.allSatisfy { $0["type"] as? String != "sample" && $0["embedding"] == nil }, "a whole run writes no embedding")
+
+        // The shards hold the samples merge needed; they validate against the schemas.
+        let shardFiles = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.contains(".shard-") }.sorted()
+            .map { URL(fileURLWithPath: out).appendingPathComponent($0).path }
+        XCTAssertEqual(shardFiles.count, 5)
+        let wholeIdentities = Dictionary(uniqueKeysWithValues: records.filter { $0["type"] as? String == "frame" }
+            .map { (($0["index"] as? Int) ?? -1, ($0["faces"] as? [[String: Any]] ?? []).map { $0["identity"] as? Int }) })
+        var relinked = 0
+        for file in shardFiles {
+            let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: file)))
+            XCTAssertTrue(lines.contains { $0["type"] as? String == "sample" && ($0["embedding"] as? [Double])?.count == 128 }, file)
+            // What each shard linked alone numbers people from 1 and misses the earlier shards' people.
+            relinked += lines.filter { $0["type"] as? String == "frame" }
+                .filter { wholeIdentities[$0["index"] as? Int ?? -1] != ($0["faces"] as? [[String: Any]] ?? []).map { $0["identity"] as? Int } }.count
+        }
+        XCTAssertGreaterThan(relinked, 0, "merge gave faces identities their shards did not")
+        let validation = try runProcess("/usr/bin/python3", [Fixtures.repo.appendingPathComponent("Scripts/validate_records.py").path] + shardFiles + [merged])
+        XCTAssertEqual(validation.status, 0, validation.stdoutText + validation.stderr)
+
+        // A shard without its samples, a shard run without identities: one line each, no file.
+        let plan = dir.appendingPathComponent("plan-\((options + ["--shard-length", "3.7", "--warmup", "2"]).joined(separator: "_")).jsonl").path
+        let noSamples = dir.appendingPathComponent("no-samples.jsonl").path
+        let text = try String(contentsOfFile: shardFiles[2], encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("{\"type\":\"sample\"") }
+        try (text.joined(separator: "\n") + "\n").write(toFile: noSamples, atomically: true, encoding: .utf8)
+        let plain = dir.appendingPathComponent("plain.jsonl").path
+        let shardArgs = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan)))[2]["args"] as? [String])
+        let plainArgs = Array(shardArgs.dropLast(2)) + ["-o", plain, "--codes", "off"]
+        XCTAssertEqual(try runProcess(Fixtures.binary, plainArgs).status, 0)
+        try FileManager.default.removeItem(atPath: merged)
+        for (name, third, message) in [("no samples", noSamples, "no identity sample of its face track"),
+                                       ("no identities", plain, "written without --identities on, but")] {
+            var files = shardFiles
+            files[2] = third
+            let result = try runProcess(Fixtures.binary, ["merge", plan] + files)
+            XCTAssertEqual(result.status, 65, "\(name): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(name): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message) && result.stderr.contains(third), "\(name): \(result.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: merged), name)
         }
     }
 

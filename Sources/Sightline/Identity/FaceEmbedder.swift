@@ -13,6 +13,9 @@ public struct FaceEmbedding: Sendable, Equatable {
         self.values = values.map { Float(Double($0) / norm) }
     }
 
+    /// Values of unit length kept exactly as they are (an embedding read back from a record).
+    public init(normalized values: [Float]) { self.values = values }
+
     public func cosine(_ other: FaceEmbedding) -> Double {
         zip(values, other.values).reduce(0) { $0 + Double($1.0) * Double($1.1) }
     }

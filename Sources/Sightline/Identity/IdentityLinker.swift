@@ -1,36 +1,12 @@
 import Foundation
 
-/// Links face tracks into people, in frame order (deterministic).
-///
-/// Each face track is embedded on a few of its faces (detected, with landmarks, at least
-/// `minFace` pixels, `spacing` frames apart), keeping the `samples` with the highest scores. At
-/// its first embedding the track joins the person whose mean embedding is most similar (cosine ≥
-/// `threshold`) or becomes a new person; it keeps that identity from then on, so the frame
-/// records written before a later sample stay true. Two tracks ever seen in one frame are never
-/// one person.
+/// Links face tracks into people during a run, in frame order (deterministic): embeds the faces
+/// `SampleSchedule` says are due with SFace, and hands the samples to `IdentityClustering`.
 public final class IdentityLinker {
     public let options: IdentityOptions
     private let embedder: FaceEmbedder
-
-    private struct Sample {
-        var score: Double
-        var frame: Int
-        var box: Box
-        var embedding: FaceEmbedding
-    }
-    private struct TrackState {
-        var samples: [Sample] = []
-        var attempts = 0
-        var lastAttempt: Int?
-        var identity: Int?
-        /// Other face tracks seen in the same frame as this one.
-        var together = Set<Int>()
-        var embedding: FaceEmbedding? { FaceEmbedding.mean(samples.map(\.embedding)) }
-    }
-    private var states: [Int: TrackState] = [:]
-    /// Each person's tracks, by identity id (from 1).
-    private var members: [[Int]] = []
-    private var ended: [Int: TrackRecord] = [:]
+    private var schedule: SampleSchedule
+    private let clustering: IdentityClustering
     /// Embedding failures (counted in the summary's analyzer errors).
     public private(set) var errors = 0
 
@@ -46,74 +22,33 @@ public final class IdentityLinker {
         }
         let model = try store.resolve(sface, override: options.modelPath)
         embedder = try FaceEmbedder(model: model, runtime: options.runtime)
+        schedule = SampleSchedule(options: options)
+        clustering = IdentityClustering(threshold: options.threshold, samples: options.samples)
     }
 
-    /// Embeds the frame's qualifying faces, links new tracks, and sets every face's `identity`.
-    public func process(_ record: inout FrameRecord, frame: VideoFrame) {
-        let ids = record.faces.compactMap(\.track)
-        for id in ids { states[id, default: TrackState()].together.formUnion(ids.filter { $0 != id }) }
-        for i in record.faces.indices {
+    /// Embeds the frame's due faces, links new tracks, and sets every face's `identity`. Returns
+    /// the samples taken (a shard run writes them).
+    @discardableResult
+    public func process(_ record: inout FrameRecord, frame: VideoFrame) -> [IdentitySample] {
+        var samples: [IdentitySample] = []
+        for i in schedule.due(record) {
             let face = record.faces[i]
-            guard let id = face.track, face.source == .detected, let landmarks = face.landmarks,
-                  min(face.box.w, face.box.h) >= options.minFace else { continue }
-            var state = states[id]!
-            if state.attempts < options.maxAttempts, state.lastAttempt.map({ record.index - $0 >= options.spacing }) ?? true {
-                state.attempts += 1
-                state.lastAttempt = record.index
-                do {
-                    let embedding = try embedder.embed(frame, landmarks: landmarks)
-                    state.samples.append(Sample(score: face.score, frame: record.index, box: face.box, embedding: embedding))
-                    // The highest scores, the earlier frame first among equals.
-                    state.samples.sort { $0.score != $1.score ? $0.score > $1.score : $0.frame < $1.frame }
-                    if state.samples.count > options.samples { state.samples.removeLast() }
-                } catch {
-                    errors += 1
-                }
+            do {
+                let embedding = try embedder.embed(frame, landmarks: face.landmarks!)
+                samples.append(IdentitySample(track: face.track!, frame: record.index, score: face.score, box: face.box, embedding: embedding))
+            } catch {
+                errors += 1
             }
-            states[id] = state
-            if state.identity == nil, let embedding = state.embedding { link(id, embedding) }
         }
-        for i in record.faces.indices { record.faces[i].identity = record.faces[i].track.flatMap { states[$0]?.identity } }
-    }
-
-    private func link(_ id: Int, _ embedding: FaceEmbedding) {
-        let together = states[id]!.together
-        var best: (person: Int, similarity: Double)?
-        for (k, tracks) in members.enumerated() where !tracks.contains(where: together.contains) {
-            guard let mean = FaceEmbedding.mean(tracks.compactMap { states[$0]?.embedding }) else { continue }
-            let similarity = mean.cosine(embedding)
-            if similarity >= options.threshold, similarity > (best?.similarity ?? -2) { best = (k, similarity) }
-        }
-        if let best {
-            members[best.person].append(id)
-            states[id]!.identity = best.person + 1
-        } else {
-            members.append([id])
-            states[id]!.identity = members.count
-        }
+        clustering.process(&record, samples: samples)
+        return samples
     }
 
     /// Sets the identity of ended face tracks (and keeps them for the identity records).
-    public func tracksEnded(_ tracks: inout [TrackRecord]) {
-        for i in tracks.indices where tracks[i].kind == .face {
-            tracks[i].identity = states[tracks[i].id]?.identity
-            if tracks[i].identity != nil { ended[tracks[i].id] = tracks[i] }
-        }
-    }
+    public func tracksEnded(_ tracks: inout [TrackRecord]) { clustering.tracksEnded(&tracks) }
 
     /// The people, once every track has ended. `frameDuration`: seconds per frame.
     public func finish(frameDuration: Double) -> [IdentityRecord] {
-        members.enumerated().compactMap { k, tracks in
-            let records = tracks.compactMap { ended[$0] }
-            guard let first = records.min(by: { $0.firstFrame < $1.firstFrame }),
-                  let last = records.max(by: { $0.lastFrame < $1.lastFrame }) else { return nil }
-            let frames = records.reduce(0) { $0 + $1.lastFrame - $1.firstFrame + 1 }
-            let samples = tracks.flatMap { states[$0]?.samples ?? [] }
-            let best = samples.min { $0.score != $1.score ? $0.score > $1.score : $0.frame < $1.frame }!
-            return IdentityRecord(id: k + 1, tracks: tracks.sorted(), firstFrame: first.firstFrame, lastFrame: last.lastFrame,
-                                  firstT: first.firstT, lastT: last.lastT, frames: frames,
-                                  seconds: Double(frames) * frameDuration, bestFrame: best.frame, bestBox: best.box,
-                                  embedding: options.writeEmbeddings ? FaceEmbedding.mean(tracks.compactMap { states[$0]?.embedding }) : nil)
-        }
+        clustering.finish(frameDuration: frameDuration, embeddings: options.writeEmbeddings)
     }
 }

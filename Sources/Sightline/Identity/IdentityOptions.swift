@@ -10,9 +10,11 @@ public struct IdentityOptions: Sendable {
     public var minFace = 40.0
     /// Embeddings a track keeps (its highest-scoring sampled faces).
     public var samples = 3
-    /// Faces of one track embedded at most, and frames between two of them.
-    public var maxAttempts = 6
+    /// A track's faces are embedded on frames whose index is a multiple of `spacing`, within
+    /// `window` frames of its first face that can be embedded (at most 6 with these): by stream
+    /// position, so shards embed the faces the whole run does (`SampleSchedule`).
     public var spacing = 5
+    public var window = 30
     /// Write each person's mean embedding (biometric data) in the identity records.
     public var writeEmbeddings = false
     /// The SFace file (--identity-model), or nil for the installed, checked copy.

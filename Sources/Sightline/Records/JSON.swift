@@ -9,6 +9,8 @@ public indirect enum JSON: Sendable, Equatable {
     case int(Int64)
     /// A number written with exactly `digits` decimals.
     case fixed(Double, digits: Int)
+    /// A number written with as many digits as it takes to read back as the same `Double`.
+    case exact(Double)
     case bool(Bool)
     case null
 
@@ -42,6 +44,8 @@ public indirect enum JSON: Sendable, Equatable {
             return json_object_new_int64(i)
         case .fixed(let value, let digits):
             return json_object_new_double_s(value, JSON.format(value, digits: digits))
+        case .exact(let value):
+            return json_object_new_double_s(value, value.isFinite ? "\(value)" : "0")
         case .bool(let b):
             return json_object_new_boolean(b ? 1 : 0)
         case .null:

@@ -108,6 +108,8 @@ extension StreamRecord {
                                                      ("threshold", .fixed(identities.threshold, digits: 3)),
                                                      ("min_face", .fixed(identities.minFace, digits: Precision.pixels)),
                                                      ("samples", .int(Int64(identities.samples))),
+                                                     ("spacing", .int(Int64(identities.spacing))),
+                                                     ("window", .int(Int64(identities.window))),
                                                      ("embeddings", .bool(identities.writeEmbeddings))])))
         }
         if let cuts {
@@ -214,6 +216,15 @@ extension IdentityRecord {
         ]
         if let embedding { members.append(("embedding", .array(embedding.values.map { .fixed(Double($0), digits: 5) }))) }
         return .object(members)
+    }
+}
+
+extension IdentitySample {
+    /// Score and embedding are written so they read back as the very numbers linking used.
+    public var json: JSON {
+        .object([("type", .string("sample")), ("index", .int(Int64(frame))), ("track", .int(Int64(track))),
+                 ("score", .exact(score)), ("box", box.json),
+                 ("embedding", .array(embedding.values.map { .exact(Double($0)) }))])
     }
 }
 

@@ -280,3 +280,57 @@ extension FrameRecord {
     }
 }
 
+
+extension IdentitySample {
+    /// A `sample` record (written by shard runs with `--identities on`).
+    public init(json o: [String: Any]) throws {
+        guard let frame = integer(o["index"]), let track = integer(o["track"]), let score = number(o["score"]) else {
+            throw RecordShapeError("sample record without an integer index and track and a score")
+        }
+        guard let values = o["embedding"] as? [NSNumber], values.count == 128 else {
+            throw RecordShapeError("sample record without an embedding of 128 numbers")
+        }
+        self.init(track: track, frame: frame, score: score, box: try Sightline.box(o["box"]),
+                  embedding: FaceEmbedding(normalized: values.map { Float($0.doubleValue) }))
+    }
+}
+
+extension IdentityOptions {
+    /// The identity settings a stream record reports (`analyzers.identities`); nil when
+    /// identities were off.
+    public init?(streamRecord o: [String: Any]) throws {
+        guard let i = (o["analyzers"] as? [String: Any])?["identities"] as? [String: Any] else { return nil }
+        guard let threshold = number(i["threshold"]), let minFace = number(i["min_face"]), let samples = integer(i["samples"]),
+              let spacing = integer(i["spacing"]), let window = integer(i["window"]), let embeddings = i["embeddings"] as? Bool else {
+            throw RecordShapeError("analyzers.identities without threshold, min_face, samples, spacing, window and embeddings (written by an earlier sightline?)")
+        }
+        self.init(writeEmbeddings: embeddings)
+        self.threshold = threshold
+        self.minFace = minFace
+        self.samples = samples
+        self.spacing = spacing
+        self.window = window
+    }
+}
+
+extension IdentityRecord {
+    /// An `identity` record as written.
+    public init(json o: [String: Any]) throws {
+        func int(_ key: String) throws -> Int {
+            guard let v = integer(o[key]) else { throw RecordShapeError("identity record without an integer \(key)") }
+            return v
+        }
+        guard let tracks = o["tracks"] as? [NSNumber], let firstT = number(o["first_t"]), let lastT = number(o["last_t"]),
+              let seconds = number(o["seconds"]) else {
+            throw RecordShapeError("identity record without tracks, first_t, last_t or seconds")
+        }
+        var embedding: FaceEmbedding?
+        if let values = o["embedding"] {
+            guard let numbers = values as? [NSNumber], numbers.count == 128 else { throw RecordShapeError("identity embedding is not 128 numbers") }
+            embedding = FaceEmbedding(normalized: numbers.map { Float($0.doubleValue) })
+        }
+        self.init(id: try int("id"), tracks: tracks.map(\.intValue), firstFrame: try int("first_frame"), lastFrame: try int("last_frame"),
+                  firstT: firstT, lastT: lastT, frames: try int("frames"), seconds: seconds, bestFrame: try int("best_frame"),
+                  bestBox: try box(o["best_box"]), embedding: embedding)
+    }
+}

@@ -18,6 +18,8 @@ public final class RecordStreamReader {
     /// The stream and summary records as written (blanks around them trimmed), for copying them.
     public private(set) var streamLine = ""
     public private(set) var summaryLine: String?
+    /// The `identity` records read so far (they come after the last track record).
+    public private(set) var identities: [IdentityRecord] = []
     /// Faces in the frame records handed out so far, and how many of them carry a `score`.
     public private(set) var faces = 0
     public private(set) var scoredFaces = 0
@@ -68,6 +70,7 @@ public final class RecordStreamReader {
             case .summary(let object, let text):
                 summary = object
                 summaryLine = text
+            case .identity(let person): identities.append(person)
             case .skip: continue
             case .failure(let error): throw error
             }
@@ -79,6 +82,7 @@ public final class RecordStreamReader {
         /// With a frame's faces and scored faces (truth files have no scores).
         case item(Item, faces: Int, scoredFaces: Int)
         case summary([String: Any], line: String)
+        case identity(IdentityRecord)
         case skip
         case failure(Error)
     }
@@ -129,6 +133,7 @@ public final class RecordStreamReader {
             case "track": return .item(.track(try TrackRecord(json: object)), faces: 0, scoredFaces: 0)
             case "stream": throw RecordShapeError("a second stream record")
             case "summary": return .summary(object, line: Self.text(bytes))
+            case "identity": return .identity(try IdentityRecord(json: object))
             default: return .skip
             }
         } catch let error as RecordShapeError {

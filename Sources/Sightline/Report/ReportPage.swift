@@ -14,9 +14,11 @@ public struct ReportPage {
     /// PNG bytes by track id.
     public var thumbnails: [Int: Data] = [:]
     public var audit: AuditReport?
+    /// The identity records (`--identities on`): the People section; none, no section.
+    public var people: [IdentityRecord] = []
 
     public init(streamLine: String, summaryLine: String?, recordsName: String, videoName: String?, truthName: String?,
-                collector: ReportCollector, thumbnails: [Int: Data] = [:], audit: AuditReport? = nil) {
+                collector: ReportCollector, thumbnails: [Int: Data] = [:], audit: AuditReport? = nil, people: [IdentityRecord] = []) {
         self.streamLine = streamLine
         self.summaryLine = summaryLine
         self.recordsName = recordsName
@@ -25,6 +27,7 @@ public struct ReportPage {
         self.collector = collector
         self.thumbnails = thumbnails
         self.audit = audit
+        self.people = people
     }
 
     /// The page's bytes.
@@ -78,6 +81,14 @@ public struct ReportPage {
         }
         let scores = c.faceScores.keys.sorted().map { JSON.array([.fixed(Double($0) / 1000, digits: 3), .int(Int64(c.faceScores[$0]!))]) }
         let reads = c.codeReads.keys.sorted().map { ($0, JSON.int(Int64(c.codeReads[$0]!))) }
+        let persons: [JSON] = people.map { person in
+            // The person's picture: the thumbnail of the track holding the best frame.
+            let pictured = person.tracks.first { id in c.tracks[id].map { $0.firstFrame <= person.bestFrame && person.bestFrame <= $0.lastFrame } ?? false }
+            return .object([("id", .int(Int64(person.id))), ("tracks", ints(person.tracks)),
+                            ("first_t", seconds(person.firstT)), ("last_t", seconds(person.lastT)),
+                            ("frames", .int(Int64(person.frames))), ("seconds", seconds(person.seconds)),
+                            ("best_frame", .int(Int64(person.bestFrame))), ("picture", pictured.map { .int(Int64($0)) } ?? .null)])
+        }
         let thumbs = thumbnails.keys.sorted().map { ("\($0)", JSON.string("data:image/png;base64," + thumbnails[$0]!.base64EncodedString())) }
         let frames: JSON = .object([
             ("first", .int(Int64(c.firstIndex ?? 0))), ("count", .int(Int64(c.frames))), ("bin", .int(Int64(c.binWidth))),
@@ -88,7 +99,7 @@ public struct ReportPage {
             ("page", .int(1)), ("records", .string(recordsName)), ("video", videoName.map(JSON.string) ?? .null),
             ("truth", truthName.map(JSON.string) ?? .null), ("frames", frames), ("tracks", .array(tracks)),
             ("face_scores", .array(scores)), ("code_reads", .object(reads)), ("thumbnails", .object(thumbs)),
-            ("audit", audit?.json ?? .null),
+            ("audit", audit?.json ?? .null), ("people", .array(persons)),
         ])
         // The stream and summary lines go in as written (already JSON), before the closing brace.
         var text = head.serialized()

@@ -45,6 +45,10 @@ img.thumb { display: block; max-width: 72px; max-height: 56px; image-rendering: 
 .chart canvas { width: 100%; height: 200px; display: block; }
 #audit-metrics td, #audit-metrics th { padding: 3px 12px; }
 .note { font-size: 12px; color: var(--muted); }
+#people-box { max-height: 70vh; overflow: auto; border: 1px solid var(--rule); border-radius: 6px; }
+.appearances { position: relative; height: 14px; min-width: 320px; background: rgb(241,243,245); border-radius: 3px; }
+.appearance { position: absolute; top: 2px; height: 10px; min-width: 3px; background: var(--face); border-radius: 2px; }
+.person-tracks a, .appearance { cursor: pointer; }
 """#
 
     static let body = #"""
@@ -77,6 +81,13 @@ img.thumb { display: block; max-width: 72px; max-height: 56px; image-rendering: 
 <div id="strip-row" class="axis-row" hidden><div class="gutter" id="strip-labels"></div><canvas id="strip"></canvas></div>
 <div id="lanes"><div id="lanes-inner"><canvas id="lanes-canvas"></canvas></div></div>
 </div>
+</section>
+<section id="people-section" hidden>
+<h2>People</h2>
+<div class="note" id="people-note"></div>
+<div id="people-box"><table id="people"><thead><tr>
+<th>picture</th><th class="num">person</th><th class="num">on screen (s)</th><th class="num">tracks</th><th class="num">first (s)</th><th class="num">last (s)</th><th style="width:40%">appearances</th>
+</tr></thead><tbody></tbody></table></div>
 </section>
 <section id="tracks-section">
 <h2>Tracks</h2>
@@ -497,6 +508,37 @@ for (const th of $('tracks').tHead.rows[0].cells) {
     tbody.appendChild(frag);
   });
 }
+
+// ---------- people ----------
+(function buildPeople() {
+  const P = D.people || [];
+  if (!P.length) return;
+  $('people-section').hidden = false;
+  $('people-note').textContent = P.length + (P.length === 1 ? ' person' : ' people') + ': face tracks linked by their face embeddings. ' +
+    'Each bar is one track on the run\'s time axis; click it, or a track id, to show the track.';
+  const t0 = nb ? F.t[0] : 0, t1 = nb ? F.t[nb - 1] + binSeconds : 1, span = Math.max(1e-9, t1 - t0);
+  const frameSeconds = fps ? 1 / fps : 0;
+  const rows = P.map((p) => {
+    const thumb = p.picture !== null ? D.thumbnails[String(p.picture)] : undefined;
+    const bars = p.tracks.map((id) => {
+      const tr = byId.get(id);
+      if (!tr) return '';
+      const left = (tr.first_t - t0) / span * 100, width = (tr.last_t - tr.first_t + frameSeconds) / span * 100;
+      return '<a class="appearance" data-track="' + id + '" title="track ' + id + ': ' + fmt(tr.first_t, 3) + '–' + fmt(tr.last_t, 3) + ' s" style="left:' +
+        left.toFixed(3) + '%;width:' + width.toFixed(3) + '%"></a>';
+    }).join('');
+    return '<tr data-person="' + p.id + '"><td>' + (thumb ? '<img class="thumb" alt="person ' + p.id + '" src="' + thumb + '">' : '<span class="muted">—</span>') +
+      '</td><td class="num">' + p.id + '</td><td class="num">' + fmt(p.seconds, 3) + '</td><td class="num">' + p.tracks.length +
+      '</td><td class="num">' + fmt(p.first_t, 3) + '</td><td class="num">' + fmt(p.last_t, 3) +
+      '</td><td><div class="appearances">' + bars + '</div><div class="person-tracks note">tracks ' +
+      p.tracks.map((id) => '<a data-track="' + id + '">' + id + '</a>').join(', ') + '</div></td></tr>';
+  });
+  $('people').tBodies[0].innerHTML = rows.join('');
+  $('people').addEventListener('click', (e) => {
+    const a = e.target.closest('[data-track]');
+    if (a) { e.preventDefault(); select(Number(a.dataset.track), true); }
+  });
+})();
 
 function select(id, fromTable) {
   if (selected !== null) {

@@ -16,6 +16,11 @@ struct ShardRecords {
     var frames: [(line: String, record: FrameRecord)] = []
     /// Cut records as written, by the index of the frame they start.
     var cuts: [Int: String] = [:]
+    /// The identity settings the shard ran with (nil: identities off), the seconds per frame
+    /// (identity records count them), and the faces it embedded: frame → shard track → sample.
+    var identities: IdentityOptions?
+    var frameDuration: Double
+    var samples: [Int: [Int: IdentitySample]] = [:]
     var summary: SummaryRecord
 
     /// Reads a complete shard output; a truncated, interrupted or malformed one is refused.
@@ -34,6 +39,7 @@ struct ShardRecords {
         var warmup: [FrameRecord] = []
         var frames: [(line: String, record: FrameRecord)] = []
         var cuts: [Int: String] = [:]
+        var samples: [Int: [Int: IdentitySample]] = [:]
         for (offset, bytes) in lines.enumerated() {
             let number = offset + 1
             guard let (object, type) = try? RecordFile.record(bytes, line: number, isLast: false, path: path) else {
@@ -53,6 +59,10 @@ struct ShardRecords {
             case "cut":
                 guard let index = (object["index"] as? NSNumber)?.intValue else { throw reject("line \(number): a cut record without an index") }
                 cuts[index] = String(decoding: bytes, as: UTF8.self)
+            case "sample":
+                let sample: IdentitySample
+                do { sample = try IdentitySample(json: object) } catch { throw reject("line \(number): \(error)") }
+                samples[sample.frame, default: [:]][sample.track] = sample
             case "summary": summary = SummaryRecord(json: object)
             default: continue
             }
@@ -74,6 +84,11 @@ struct ShardRecords {
         maxDuration = (stream["max_duration"] as? NSNumber)?.doubleValue
         let tracking = (stream["analyzers"] as? [String: Any])?["tracking"] as? [String: Any]
         maxGap = (tracking?["max_gap"] as? NSNumber)?.intValue ?? TrackerOptions().maxGap
+        do { identities = try IdentityOptions(streamRecord: stream) } catch { throw reject("line 1: \(error)") }
+        // As a run counts it: from the stream's frame rate.
+        let rate = (stream["frame_rate"] as? [NSNumber])?.map(\.intValue) ?? []
+        frameDuration = rate.count == 2 && rate[0] > 0 ? Double(rate[1]) / Double(rate[0]) : 0
+        self.samples = samples
         self.warmup = warmup
         self.frames = frames
         self.cuts = cuts
@@ -89,7 +104,9 @@ struct ShardRecords {
 /// Makes one timeline of the shards of one input (`sightline merge`): one stream record, the
 /// frame records in order as written with the cut records before them, track ids joined across
 /// shard boundaries and renumbered by first appearance, track records and the summary computed
-/// again.
+/// again. With identities, the whole run's linking is replayed over the merged tracks from the
+/// faces the shards embedded (their `sample` records, left out of the merged file): faces and
+/// face tracks get the whole run's `identity`, and the identity records are written again.
 public struct ShardMerger {
     /// Two boxes of one face in the frames both shards saw overlap at least this much.
     public static let faceJoinIoU = 0.5
@@ -110,6 +127,9 @@ public struct ShardMerger {
         }
         // Every shard was made with the same options from the same stream.
         if let first = records.first {
+            for other in records.dropFirst() where (other.identities == nil) != (first.identities == nil) {
+                throw SightlineError.shardRejected(path: other.path, reason: "written \(other.identities == nil ? "without" : "with") --identities on, but \(first.path) \(first.identities == nil ? "without" : "with"): run every shard with the same options")
+            }
             let shared = first.sharedStreamLine
             for other in records.dropFirst() where other.sharedStreamLine != shared {
                 throw SightlineError.shardRejected(path: other.path, reason: "its stream record differs from \(first.path)'s (another file version or other analyze options)")
@@ -264,27 +284,43 @@ public struct ShardMerger {
         try writer.write(line: shards.first?.sharedStreamLine ?? "")
         var tracks = TrackBook()
         var summary = SummaryRecord()
-        let pattern = try NSRegularExpression(pattern: #"\{"track":([0-9]+)"#)
+        var people = shards.first?.identities.map(PeopleReplay.init)
+        // Track records as one run writes them: with the identity the track was linked to.
+        func write(ended: [TrackRecord]) throws {
+            var ended = ended
+            people?.clustering.tracksEnded(&ended)
+            for track in ended { try writer.write(track.json) }
+        }
+        // A face's track id and the identity written after it, if any.
+        let pattern = try NSRegularExpression(pattern: #"\{"track":([0-9]+)(,"identity":[0-9]+)?"#)
         for (k, r) in shards.enumerated() {
             // This shard's track ids to the merged ones.
             let finalID = unionOf[k].compactMapValues { idOf[$0] }
             for (line, frame) in r.frames {
                 // A cut ends every track before its frame, as in one run.
                 if let cut = r.cuts[frame.index] {
-                    for ended in tracks.finish() { try writer.write(ended.json) }
+                    try write(ended: tracks.finish())
                     try writer.write(line: cut)
                 }
-                // Renumber the track ids in the line as written, leaving every other byte alone.
+                // A track id the parsed frame does not hold (under a key the reader skips).
+                func unknown(_ local: Substring) -> Error {
+                    SightlineError.shardRejected(path: r.path, reason: "frame \(frame.index): track \(local) is on no face or code of the frame")
+                }
+                var renumbered = frame
+                for i in renumbered.faces.indices { renumbered.faces[i].track = renumbered.faces[i].track.map { finalID[$0]! } }
+                for i in renumbered.codes.indices { renumbered.codes[i].track = renumbered.codes[i].track.map { finalID[$0]! } }
+                try people?.link(&renumbered, shard: r, finalID: finalID)
+                let identityOf = Dictionary(renumbered.faces.compactMap { f in f.track.map { ($0, f.identity) } }) { a, _ in a }
+                // Renumber the track ids in the line as written (and set the faces' identities),
+                // leaving every other byte alone.
                 var out = ""
                 var last = line.startIndex
                 for match in pattern.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
                     let whole = Range(match.range, in: line)!, digits = Range(match.range(at: 1), in: line)!
                     out += line[last..<whole.lowerBound]
-                    // A track id the parsed frame does not hold (under a key the reader skips).
-                    guard let local = Int(line[digits]), let id = finalID[local] else {
-                        throw SightlineError.shardRejected(path: r.path, reason: "frame \(frame.index): track \(line[digits]) is on no face or code of the frame")
-                    }
+                    guard let local = Int(line[digits]), let id = finalID[local] else { throw unknown(line[digits]) }
                     out += "{\"track\":\(id)"
+                    if let identity = identityOf[id] ?? nil { out += ",\"identity\":\(identity)" }
                     last = whole.upperBound
                 }
                 out += line[last...]
@@ -292,21 +328,57 @@ public struct ShardMerger {
                 if frame.faceStatus == .refined { out = Self.sortedByTrack(out, array: "faces") }
                 if frame.codeStatus == .refined { out = Self.sortedByTrack(out, array: "codes") }
                 try writer.write(line: out)
-                var renumbered = frame
-                for i in renumbered.faces.indices { renumbered.faces[i].track = renumbered.faces[i].track.map { finalID[$0]! } }
-                for i in renumbered.codes.indices { renumbered.codes[i].track = renumbered.codes[i].track.map { finalID[$0]! } }
                 summary.add(renumbered)
                 tracks.observe(renumbered)
                 // A track ends after max_gap frames unseen, as in one run.
-                for ended in tracks.ending(after: frame.index, gap: gap) { try writer.write(ended.json) }
+                try write(ended: tracks.ending(after: frame.index, gap: gap))
             }
         }
-        for ended in tracks.finish() { try writer.write(ended.json) }
+        try write(ended: tracks.finish())
+        if let people, let first = shards.first {
+            for person in people.clustering.finish(frameDuration: first.frameDuration, embeddings: people.options.writeEmbeddings) {
+                try writer.write(person.json)
+            }
+        }
         summary.tracks = tracks.written
         for r in shards { summary.addRunCounts(of: r.summary) }
         try writer.write(summary.json)
         try writer.commit()
         return summary
+    }
+}
+
+/// The whole run's identity linking, replayed on the merged frames: the faces it embeds are due
+/// again (`SampleSchedule` decides by stream position) and their samples come from the shard
+/// that owns the frame.
+struct PeopleReplay {
+    let options: IdentityOptions
+    private var schedule: SampleSchedule
+    let clustering: IdentityClustering
+
+    init(options: IdentityOptions) {
+        self.options = options
+        schedule = SampleSchedule(options: options)
+        clustering = IdentityClustering(threshold: options.threshold, samples: options.samples)
+    }
+
+    /// Links the merged frame `frame` (track ids already merged; `finalID`: the shard's ids to
+    /// the merged ones) and sets its faces' identities.
+    mutating func link(_ frame: inout FrameRecord, shard: ShardRecords, finalID: [Int: Int]) throws {
+        // The whole run's order: region-searched faces come in track order.
+        if frame.faceStatus == .refined {
+            frame.faces = frame.faces.enumerated().sorted { ($0.element.track ?? .max, $0.offset) < ($1.element.track ?? .max, $1.offset) }.map(\.element)
+        }
+        let localID = Dictionary(uniqueKeysWithValues: finalID.map { ($1, $0) })
+        let samples = try schedule.due(frame).map { i -> IdentitySample in
+            let track = frame.faces[i].track!
+            guard let local = localID[track], var sample = shard.samples[frame.index]?[local] else {
+                throw SightlineError.shardRejected(path: shard.path, reason: "frame \(frame.index): no identity sample of its face track \(localID[track] ?? track) (shard runs write them with --identities on and --warmup: run the shards as planned)")
+            }
+            sample.track = track
+            return sample
+        }
+        clustering.process(&frame, samples: samples)
     }
 }
 

@@ -80,14 +80,18 @@ public final class Run: @unchecked Sendable {
         // on them is known) gets its identities and goes to the sinks, in order.
         let hand: (TrackingStage.Settled) -> Void = { [self] settled in
             var (record, ended) = (settled.record, settled.ended)
+            var samples: [IdentitySample] = []
             if let identityLinker {
-                identityLinker.process(&record, frame: settled.frame)
+                samples = identityLinker.process(&record, frame: settled.frame)
                 identityLinker.tracksEnded(&ended)
             }
             if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
                 delivery.each { try $0.warmupFrame(record) }
             } else {
                 delivery.frame(record, picture: settled.frame)
+                // A shard run (one with a warm-up) writes its samples: merge links the shards'
+                // tracks into people with them, as the whole run does.
+                if configuration.warmupEnds != nil, !samples.isEmpty { delivery.each { try $0.identitySamples(samples) } }
                 delivery.end(ended)
             }
         }

@@ -56,6 +56,9 @@ struct Anonymize: ParsableCommand {
     @Option(name: .customLong("min-face"), help: "Smallest face to find, in pixels of the displayed frame.")
     var minFace: Int = 40
 
+    @Option(name: .customLong("detect-every"), help: "Detect faces over the whole frame on every Nth frame; on the frames between, the same network re-detects each known face on a crop around it (a crowd gets the whole frame again: that is cheaper), and a face that appears between two whole-frame detections is covered back to its first frame. 1: the whole frame on every frame.")
+    var detectEvery: Int = 2
+
     @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
     var maxGap: Int = 15
 
@@ -81,6 +84,7 @@ struct Anonymize: ParsableCommand {
         if faces.model == nil { throw ValidationError("--faces must be a DNN detector (centerface, yunet, ultraface, ultraface-640), not \(faces.rawValue).") }
         if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
+        if !(1...30).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 30 frames, not \(detectEvery).") }
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
         if !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51, not \(crf).") }
@@ -104,6 +108,7 @@ struct Anonymize: ParsableCommand {
         var configuration = RunConfiguration(source: source, analysis: analysis)
         configuration.tracking = TrackerOptions(maxGap: maxGap)
         configuration.threads = workers
+        configuration.schedule = Schedule(detectEvery: detectEvery)
         let run = try Run(configuration)
 
         var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: nil, duration: nil))]

@@ -86,4 +86,30 @@ final class TrackingSceneTests: XCTestCase {
         XCTAssertEqual(one.status, 0, one.stderr)
         XCTAssertEqual(one.stdout, two.stdout)
     }
+
+    /// A crowd between detections: 40 faces (the sample's astronaut tiled 8 x 5) would cost the
+    /// network more as 96x96 crops than one 640x352 pass, so the frames between full detections
+    /// get a whole-frame detection instead; with 2 faces (the sample) they get crops. Either way
+    /// every face is found on every frame and keeps its track.
+    func testACrowdBetweenDetectionsIsDetectedWhole() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let still = dir.appendingPathComponent("crowd.png").path, video = dir.appendingPathComponent("crowd.mp4").path
+        // The sample's first face (its truth box is 108 px at x 54, y 555) in a 160x144 cell.
+        try ffmpeg("-i", Fixtures.sample, "-vf", "select=eq(n\\,0),crop=160:144:28:537,loop=39:1:0,tile=8x5", "-frames:v", "1", still)
+        try ffmpeg("-loop", "1", "-i", still, "-r", "30", "-frames:v", "12", "-pix_fmt", "yuv420p", video)
+        let crowd = try runProcess(Fixtures.binary, ["analyze", video, "-q", "--codes", "off", "--detect-every", "5"])
+        XCTAssertEqual(crowd.status, 0, crowd.stderr)
+        let records = try RecordFile(jsonLines: crowd.stdout, path: "crowd")
+        XCTAssertEqual(records.frames.count, 12)
+        for frame in records.frames {
+            XCTAssertEqual(frame.faceStatus, .ok, "frame \(frame.index)")
+            XCTAssertEqual(frame.faces.count, 40, "frame \(frame.index)")
+            XCTAssertEqual(Set(frame.faces.compactMap(\.track)), Set(1...40), "frame \(frame.index)")
+        }
+        let sample = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--codes", "off", "--detect-every", "5"])
+        XCTAssertEqual(sample.status, 0, sample.stderr)
+        let between = try RecordFile(jsonLines: sample.stdout, path: "sample").frames.filter { $0.index % 5 != 0 }
+        XCTAssertFalse(between.isEmpty)
+        XCTAssertTrue(between.allSatisfy { $0.faceStatus == .refined })
+    }
 }

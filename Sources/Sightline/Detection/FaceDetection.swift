@@ -252,11 +252,23 @@ public final class DNNFaceDetector: FaceDetecting {
         }.map(\.element)
     }
 
-    public func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
+    /// The displayed frame's size, and the network's input size for the whole of it.
+    private func sizes(_ frame: VideoFrame) -> (displayW: Int, displayH: Int, input: (width: Int, height: Int)) {
         let turned = frame.rotation.swapsAxes
         let displayW = turned ? frame.luma.height : frame.luma.width, displayH = turned ? frame.luma.width : frame.luma.height
+        return (displayW, displayH, kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: options.minFace))
+    }
+
+    /// Whether one whole-frame detection of `frame` gives the network fewer pixels than region
+    /// searches of `regions` faces (a crowd): the network's time grows with its input's pixels.
+    func wholeFrameIsCheaper(_ frame: VideoFrame, regions: Int) -> Bool {
+        let input = sizes(frame).input
+        return regions * Self.regionInputSide * Self.regionInputSide > input.width * input.height
+    }
+
+    public func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
+        let (displayW, displayH, size) = sizes(frame)
         guard displayW > 0, displayH > 0 else { return [] }
-        let size = kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: options.minFace)
         let threshold = Float(options.effectiveThreshold)
         let candidates: [FaceCandidate]
         let keep: [Int]

@@ -41,6 +41,17 @@ final class RegionSearcher {
     var usesPatches: Bool { faceDetector != nil }
     var searchesCodes: Bool { codeOptions.backend != .off }
 
+    /// Whether following `faces` faces on crops would cost the network more than detecting the
+    /// whole frame once (DNN backends).
+    func wholeFrameIsCheaper(_ frame: VideoFrame, faces: Int) -> Bool {
+        network?.wholeFrameIsCheaper(frame, regions: faces) ?? false
+    }
+
+    /// The faces of the whole frame, by the full-frame detector (DNN backends).
+    func detectWhole(_ frame: VideoFrame) throws -> [FaceObservation] {
+        try network?.detect(frame) ?? []
+    }
+
     /// A patch this well correlated is the face. Measured on the samples: a face followed over
     /// four frames correlates 0.9 and more with its detection; other places of the frame stay
     /// below 0.6.

@@ -11,7 +11,8 @@ import Dispatch
 /// live code track is read again in its predicted region (full reader options, its symbology
 /// only), and a code track missed there has the whole next frame searched (not only the next
 /// scheduled full search); on frames skipped by the detection stride it searches around each
-/// live face. Then it gives every observation its track id. Runs in frame order, so it is
+/// live face (a crowd, whose crops would cost more than the whole frame, is detected whole).
+/// Then it gives every observation its track id. Runs in frame order, so it is
 /// deterministic; as the one serial stage it stays lean: the searches of one frame run in
 /// parallel (each on its own searcher, results kept in track order), and face attributes are
 /// read on detection frames only (by the parallel workers).
@@ -88,7 +89,7 @@ public final class TrackingStage {
         // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.
         if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, [], false) }
         var record = record
-        let facesDetected = record.faceStatus == .ok || record.faceStatus == .error
+        var facesDetected = record.faceStatus == .ok || record.faceStatus == .error
         tracker.advance()
         // The workers run the code reader on full-search frames only.
         var codesFull = record.codeStatus == .off || record.codeStatus == .ok
@@ -97,7 +98,7 @@ public final class TrackingStage {
             codesFull = true
         }
         widen = false
-        refine(&record, in: frame)
+        if refine(&record, in: frame) { facesDetected = true }
         let ended = tracker.update(&record)
         if !tracker.begun.isEmpty { lookBack(for: tracker.begun, in: record, frame: frame) }
         if facesDetected && searchers.first?.usesPatches == true { keepPatches(record, frame: frame) }
@@ -182,9 +183,25 @@ public final class TrackingStage {
 
     // MARK: - Region search
 
-    private func refine(_ record: inout FrameRecord, in frame: VideoFrame) {
-        guard let first = searchers.first else { return }
-        let searchFaces = record.faceStatus == .skipped && first.searchesFaces
+    /// Searches the frame around the live tracks; returns whether it detected the whole frame's
+    /// faces instead (a crowd).
+    private func refine(_ record: inout FrameRecord, in frame: VideoFrame) -> Bool {
+        guard let first = searchers.first else { return false }
+        var searchFaces = record.faceStatus == .skipped && first.searchesFaces
+        // So many faces that their crops would cost the network more than the whole frame: one
+        // full detection finds them all (and any new face) for less.
+        var wholeFrame = false
+        if searchFaces, first.wholeFrameIsCheaper(frame, faces: tracker.predictions.count { $0.kind == .face }) {
+            do {
+                record.faces = try first.detectWhole(frame)
+                record.faceStatus = .ok
+            } catch {
+                record.faceStatus = .error
+                errors += 1
+            }
+            searchFaces = false
+            wholeFrame = true
+        }
         let searchCodes = (record.codeStatus == .skipped || record.codeStatus == .ok || record.codeStatus == .refined)
             && first.searchesCodes
         // Codes already read on this frame need no second read.
@@ -197,7 +214,7 @@ public final class TrackingStage {
                 return !read.contains(ReadKey(symbology: symbology, bytes: bytes))
             }
         }
-        guard !predictions.isEmpty || searchFaces || record.codeStatus == .skipped else { return }
+        guard !predictions.isEmpty || searchFaces || record.codeStatus == .skipped else { return wholeFrame }
         var outcomes = [RegionSearcher.Outcome](repeating: .nothing, count: predictions.count)
         let lanes = min(searchers.count, predictions.count)
         outcomes.withUnsafeMutableBufferPointer { out in
@@ -223,6 +240,7 @@ public final class TrackingStage {
         if searchCodes && record.codeStatus == .skipped { record.codeStatus = .refined }
         if codeFailed { record.codeStatus = .error }
         errors += (faceFailed ? 1 : 0) + (codeFailed ? 1 : 0)
+        return wholeFrame
     }
 }
 

@@ -36,8 +36,9 @@ final class FaceEmbedder {
     private let session: InferenceSession
     private var pixels = [Float](repeating: 0, count: 3 * FaceEmbedder.size * FaceEmbedder.size)
 
-    init(model: ModelFile, runtime: DNNRuntime) throws {
-        session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: 1)
+    /// `workers`: embedders sharing the compiled model (one per lane).
+    init(model: ModelFile, runtime: DNNRuntime, workers: Int = 1) throws {
+        session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: workers)
     }
 
     /// The embedding of the face with `landmarks` (displayed-frame pixels) in `frame`.

@@ -4,13 +4,15 @@ import Foundation
 /// `SampleSchedule` says are due with SFace, and hands the samples to `IdentityClustering`.
 public final class IdentityLinker {
     public let options: IdentityOptions
-    private let embedder: FaceEmbedder
+    /// One per lane: a frame's due faces are embedded in parallel.
+    private let embedders: [FaceEmbedder]
     private var schedule: SampleSchedule
     private let clustering: IdentityClustering
     /// Embedding failures (counted in the summary's analyzer errors).
     public private(set) var errors = 0
 
-    public init(options: IdentityOptions) throws {
+    /// `lanes`: how many faces of one frame may be embedded at once (the analysis threads).
+    public init(options: IdentityOptions, lanes: Int = 1) throws {
         self.options = options
         let store = ModelStore()
         let sface = KnownModel.sface
@@ -21,7 +23,7 @@ public final class IdentityLinker {
             throw SightlineError.detectorUnavailable(name: sface.name, reason: "the face embedding model \(sface.file) is not installed (looked in \(store.searchDirectories.joined(separator: ", "))); install it with Scripts/deps/build/sface-model.sh, or pass a file with --identity-model PATH")
         }
         let model = try store.resolve(sface, override: options.modelPath)
-        embedder = try FaceEmbedder(model: model, runtime: options.runtime)
+        embedders = try (0..<max(1, lanes)).map { _ in try FaceEmbedder(model: model, runtime: options.runtime, workers: max(1, lanes)) }
         schedule = SampleSchedule(options: options)
         clustering = IdentityClustering(threshold: options.threshold, samples: options.samples)
     }
@@ -30,13 +32,16 @@ public final class IdentityLinker {
     /// the samples taken (a shard run writes them).
     @discardableResult
     public func process(_ record: inout FrameRecord, frame: VideoFrame) -> [IdentitySample] {
+        let due = schedule.due(record), embedders = self.embedders, faces = record.faces
+        let embeddings = inParallel(due.count, lanes: embedders.count) { k, lane in
+            Result { try embedders[lane].embed(frame, landmarks: faces[due[k]].landmarks!) }
+        }
         var samples: [IdentitySample] = []
-        for i in schedule.due(record) {
-            let face = record.faces[i]
-            do {
-                let embedding = try embedder.embed(frame, landmarks: face.landmarks!)
+        for (i, embedding) in zip(due, embeddings) {
+            let face = faces[i]
+            if case .success(let embedding) = embedding {
                 samples.append(IdentitySample(track: face.track!, frame: record.index, score: face.score, box: face.box, embedding: embedding))
-            } catch {
+            } else {
                 errors += 1
             }
         }

@@ -11,10 +11,10 @@ public struct IdentityOptions: Sendable {
     /// Embeddings a track keeps (its highest-scoring sampled faces).
     public var samples = 3
     /// A track's faces are embedded on frames whose index is a multiple of `spacing`, within
-    /// `window` frames of its first face that can be embedded (at most 6 with these): by stream
+    /// `window` frames of its first face that can be embedded (at most 3 with these): by stream
     /// position, so shards embed the faces the whole run does (`SampleSchedule`).
     public var spacing = 5
-    public var window = 30
+    public var window = 15
     /// Write each person's mean embedding (biometric data) in the identity records.
     public var writeEmbeddings = false
     /// The SFace file (--identity-model), or nil for the installed, checked copy.

@@ -5,8 +5,6 @@ public struct TrackingConfiguration: Sendable, Equatable {
     public var codeConfirmation = CodeConfirmation()
 }
 
-import Dispatch
-
 /// The ordered stage after the synchronizer. It uses what the tracks know: on every frame each
 /// live code track is read again in its predicted region (full reader options, its symbology
 /// only), and a code track missed there has the whole next frame searched (not only the next
@@ -215,13 +213,9 @@ public final class TrackingStage {
             }
         }
         guard !predictions.isEmpty || searchFaces || record.codeStatus == .skipped else { return wholeFrame }
-        var outcomes = [RegionSearcher.Outcome](repeating: .nothing, count: predictions.count)
-        let lanes = min(searchers.count, predictions.count)
-        outcomes.withUnsafeMutableBufferPointer { out in
-            let work = SearchLanes(out: out, searchers: searchers, predictions: predictions,
-                                   patches: predictions.map { patches[$0.id] }, frame: frame,
-                                   faces: searchFaces, codes: searchCodes, lanes: lanes)
-            if lanes > 1 { DispatchQueue.concurrentPerform(iterations: lanes) { work.run(lane: $0) } } else if lanes == 1 { work.run(lane: 0) }
+        let searchers = self.searchers, looks = predictions.map { patches[$0.id] }, codes = searchCodes, faces = searchFaces
+        let outcomes = inParallel(predictions.count, lanes: searchers.count) { i, lane in
+            searchers[lane].search(predictions[i], patch: looks[i], frame: frame, faces: faces, codes: codes)
         }
         var faceFailed = false, codeFailed = false
         for (prediction, outcome) in zip(predictions, outcomes) {
@@ -248,25 +242,4 @@ public final class TrackingStage {
 private struct ReadKey: Hashable {
     let symbology: Symbology
     let bytes: [UInt8]
-}
-
-/// One frame's region searches split over lanes: lane k takes predictions k, k + lanes, … with
-/// searcher k, and writes only those slots of `out`.
-private struct SearchLanes: @unchecked Sendable {
-    // @unchecked Sendable: each lane touches only its own searcher and its own slots; the frame's
-    // picture is only read.
-    let out: UnsafeMutableBufferPointer<RegionSearcher.Outcome>
-    let searchers: [RegionSearcher]
-    let predictions: [Tracker.Prediction]
-    let patches: [AppearancePatch?]
-    let frame: VideoFrame
-    let faces: Bool
-    let codes: Bool
-    let lanes: Int
-
-    func run(lane: Int) {
-        for i in stride(from: lane, to: predictions.count, by: lanes) {
-            out[i] = searchers[lane].search(predictions[i], patch: patches[i], frame: frame, faces: faces, codes: codes)
-        }
-    }
 }

@@ -34,7 +34,7 @@ fi
 
 # The input the default uses: the displayed frame at --face-width 640 (and at least 0.5 of it
 # for 40 px faces), each side rounded to a multiple of 32, as FaceModelKind.inputSize does.
-read -r W H < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=' ' "$VIDEO")
+read -r W H < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$VIDEO" | tr x ' ')
 read -r IW IH < <(python3 -c "
 w, h = $W, $H
 s = min(1.0, max(640 / w if 640 < w else 1.0, 20 / 40))

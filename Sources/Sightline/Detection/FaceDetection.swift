@@ -208,6 +208,11 @@ public final class DNNFaceDetector: FaceDetecting {
         }
     }
 
+    /// Starts compiling the network for region searches, while the workers compile theirs.
+    func prepareRegionSearch() {
+        session.prepare(width: Self.regionInputSide, height: Self.regionInputSide)
+    }
+
     /// The side of the network's input for a region search: a region twice the face's size then
     /// shows the face at about 48 px, within the 40–60 px where the network finds faces best.
     static let regionInputSide = 96

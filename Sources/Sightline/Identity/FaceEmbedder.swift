@@ -39,6 +39,8 @@ final class FaceEmbedder {
     /// `workers`: embedders sharing the compiled model (one per lane).
     init(model: ModelFile, runtime: DNNRuntime, workers: Int = 1) throws {
         session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: workers)
+        // SFace is large (39 MB): compile it while the detector compiles and the first frames decode.
+        session.prepare(width: Self.size, height: Self.size)
     }
 
     /// The embedding of the face with `landmarks` (displayed-frame pixels) in `frame`.

@@ -12,7 +12,8 @@ public final class IdentityLinker {
     public private(set) var errors = 0
 
     /// `lanes`: how many faces of one frame may be embedded at once (the analysis threads).
-    public init(options: IdentityOptions, lanes: Int = 1) throws {
+    /// `shard`: a shard run, which embeds every candidate face for merge (`SampleSchedule`).
+    public init(options: IdentityOptions, lanes: Int = 1, shard: Bool = false) throws {
         self.options = options
         let store = ModelStore()
         let sface = KnownModel.sface
@@ -24,7 +25,7 @@ public final class IdentityLinker {
         }
         let model = try store.resolve(sface, override: options.modelPath)
         embedders = try (0..<max(1, lanes)).map { _ in try FaceEmbedder(model: model, runtime: options.runtime, workers: max(1, lanes)) }
-        schedule = SampleSchedule(options: options)
+        schedule = SampleSchedule(options: options, everyCandidate: shard)
         clustering = IdentityClustering(threshold: options.threshold, samples: options.samples)
     }
 

@@ -23,22 +23,30 @@ public struct IdentitySample: Sendable, Equatable {
     }
 }
 
-/// Which faces are embedded, decided by stream position alone: a track's faces on frames whose
-/// index is a multiple of `spacing`, within `window` frames of the track's first face that can
-/// be embedded. A shard therefore embeds the faces the whole run embeds on the frames it owns
-/// (its warm-up sees where the track began), and `merge` finds the same faces due again on the
-/// merged frames.
+/// Which faces are embedded: a track's faces on frames whose index is a multiple of `spacing`,
+/// within `window` frames of the track's first face that can be embedded, the first `tries` of
+/// them. The candidates depend on stream position alone; the count depends on where the track
+/// began, which a shard cannot always see, so a shard run embeds every candidate
+/// (`everyCandidate`): it then holds each face the whole run embeds on the frames it owns (its
+/// warm-up sees where the track began), and `merge`, which sees the whole track, picks the
+/// whole run's faces from them.
 public struct SampleSchedule {
     public let spacing: Int
     public let window: Int
+    public let tries: Int
     public let minFace: Double
+    private let everyCandidate: Bool
     /// Each track's first face that could be embedded: its frame.
     private var firstEmbeddable: [Int: Int] = [:]
+    /// Faces of each track embedded so far.
+    private var taken: [Int: Int] = [:]
 
-    public init(options: IdentityOptions) {
+    public init(options: IdentityOptions, everyCandidate: Bool = false) {
         spacing = max(1, options.spacing)
         window = options.window
+        tries = options.tries
         minFace = options.minFace
+        self.everyCandidate = everyCandidate
     }
 
     /// Whether a face can be embedded: tracked, found by the full-frame detector with its five
@@ -55,7 +63,11 @@ public struct SampleSchedule {
             guard embeddable(face), let track = face.track else { return false }
             let first = firstEmbeddable[track] ?? record.index
             firstEmbeddable[track] = first
-            return record.index % spacing == 0 && record.index - first < window
+            guard record.index % spacing == 0 && record.index - first < window else { return false }
+            if everyCandidate { return true }
+            guard taken[track, default: 0] < tries else { return false }
+            taken[track, default: 0] += 1
+            return true
         }
     }
 }

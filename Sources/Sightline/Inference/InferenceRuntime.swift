@@ -36,6 +36,13 @@ struct NetworkInputImage {
 protocol InferenceSession: AnyObject {
     /// Runs the network on `input`; the outputs in the order the session was made with.
     func run(_ input: NetworkInputImage) throws -> [Tensor]
+    /// Starts making the network ready for a `width` x `height` input on another thread, so the
+    /// first `run` at that size waits less (its errors surface there). Nothing by default.
+    func prepare(width: Int, height: Int)
+}
+
+extension InferenceSession {
+    func prepare(width: Int, height: Int) {}
 }
 
 /// What the inference layer reports. Setup failures (`runtimeMissing`, `modelUnusable`,

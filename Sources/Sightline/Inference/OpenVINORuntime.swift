@@ -4,11 +4,12 @@ import Synchronization
 
 /// OpenVINO's CPU runtime, loaded once per process from the library Scripts/install-deps.sh
 /// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps one compiled model
-/// per model file and input size, shared by every worker (a stream for every two workers); each
+/// per model file and input size, shared by every worker (`requestsPerStream`); each
 /// worker makes its own infer request.
 final class OpenVINORuntime: @unchecked Sendable {
-    // @unchecked Sendable: `api` is immutable after loading; `core` and the compiled models are
-    // used under `state`'s lock, except infer requests, which belong to one worker each.
+    // @unchecked Sendable: `api` is immutable after loading; the table of compiled models is
+    // used under `state`'s lock, each model is compiled under its slot's lock (OpenVINO's core is
+    // thread-safe), and infer requests belong to one worker each.
 
     /// Where libopenvino_c is looked for: `$SIGHTLINE_OPENVINO_LIBRARY` when set (another
     /// installation, or a path that does not exist to run as on a machine without OpenVINO),
@@ -33,9 +34,21 @@ final class OpenVINORuntime: @unchecked Sendable {
     private struct Key: Hashable { var path: String; var width: Int; var height: Int; var workers: Int; var precision: DNNPrecision }
     private struct State {
         var core: OpaquePointer
-        var compiled: [Key: CompiledModel] = [:]
+        var compiled: [Key: CompileSlot] = [:]
+        /// Model files already checked, with the outputs asked for (each worker's session asks).
+        var validated: Set<[String]> = []
+        /// A checked model not compiled yet, by file and outputs: the first compilation takes it
+        /// instead of reading the file again (SFace takes about 70 ms to read).
+        var unused: [[String]: OpaquePointer] = [:]
     }
     private let state: Mutex<State>
+
+    /// Where one key's compiled model is made once: the first caller compiles it (outside the
+    /// runtime's lock, so models of other sizes compile at the same time on other threads), and
+    /// later callers wait for it and share it, or its error.
+    private final class CompileSlot: Sendable {
+        let made = Mutex<Result<CompiledModel, InferenceError>?>(nil)
+    }
 
     /// A compiled model; freed with the runtime (never: it lives for the process).
     final class CompiledModel: @unchecked Sendable {
@@ -130,13 +143,23 @@ final class OpenVINORuntime: @unchecked Sendable {
         }
     }
 
-    /// Checks the model file (readable, one input, these outputs) without compiling it.
+    /// Checks the model file (readable, one input, these outputs) without compiling it, once per
+    /// process: reading CenterFace takes about 50 ms, and every worker's session asks.
     func validate(path: String, outputs: [String]) throws {
         try state.withLock { state in
-            let model = try readModel(state.core, path: path, outputs: outputs)
-            api.model_free(model)
+            guard !state.validated.contains([path] + outputs) else { return }
+            state.unused[[path] + outputs] = try readModel(state.core, path: path, outputs: outputs)
+            state.validated.insert([path] + outputs)
         }
     }
+
+    /// Compilations started ahead of use (`InferenceSession.prepare`). The process waits for
+    /// them before it exits: OpenVINO must not be torn down under a thread still compiling.
+    static let background = DispatchQueue(label: "sightline.openvino.prepare", attributes: .concurrent)
+    static let preparing: DispatchGroup = {
+        atexit { OpenVINORuntime.preparing.wait() }
+        return DispatchGroup()
+    }()
 
     /// glibc malloc arenas for the whole process, set when OpenVINO is first loaded.
     static let mallocArenas: Int32 = 2
@@ -160,29 +183,43 @@ final class OpenVINORuntime: @unchecked Sendable {
         let key = Key(path: path, width: width, height: height, workers: workers, precision: precision)
         let perStream = Self.requestsPerStream(width: width, height: height)
         let streams = (max(1, workers) + perStream - 1) / perStream
-        return try state.withLock { state in
-            if let found = state.compiled[key] { return found }
-            let model = try readModel(state.core, path: path, outputs: outputs)
-            defer { api.model_free(model) }
-            var shape = ov_partial_shape_t()
-            let dims: [Int64] = [1, 3, Int64(height), Int64(width)]
-            try check(api.partial_shape_create_static(4, dims, &shape), "input shape")
-            defer { _ = api.partial_shape_free(&shape) }
-            let reshaped = api.model_reshape_single_input(model, shape)
-            guard reshaped.rawValue == 0 else {
-                throw InferenceError.wrongModel(path: path, reason: "it does not take a \(width)x\(height) colour image: " + Self.message(api, reshaped))
-            }
-            var handle: OpaquePointer?
-            let status = withUnsafePointer(to: api) {
-                slv_openvino_compile_cpu($0, state.core, model, String(streams), String(max(1, workers)), precision.rawValue, &handle)
-            }
-            guard status.rawValue == 0, let handle else {
-                throw InferenceError.modelUnusable(path: path, reason: "OpenVINO cannot compile it for the CPU: " + Self.message(api, status))
-            }
-            let compiled = CompiledModel(handle: handle)
-            state.compiled[key] = compiled
-            return compiled
+        let (core, slot) = state.withLock { state in
+            let slot = state.compiled[key] ?? CompileSlot()
+            state.compiled[key] = slot
+            return (state.core, slot)
         }
+        return try slot.made.withLock { made in
+            if made == nil {
+                made = Result {
+                    try compile(core, path: path, outputs: outputs, width: width, height: height, streams: streams,
+                                threads: max(1, workers), precision: precision)
+                }.mapError { $0 as? InferenceError ?? .failed("\($0)") }
+            }
+            return try made!.get()
+        }
+    }
+
+    /// Reads, reshapes and compiles the model (OpenVINO's core may be used from several threads).
+    private func compile(_ core: OpaquePointer, path: String, outputs: [String], width: Int, height: Int, streams: Int,
+                         threads: Int, precision: DNNPrecision) throws -> CompiledModel {
+        let model = try state.withLock { $0.unused.removeValue(forKey: [path] + outputs) } ?? readModel(core, path: path, outputs: outputs)
+        defer { api.model_free(model) }
+        var shape = ov_partial_shape_t()
+        let dims: [Int64] = [1, 3, Int64(height), Int64(width)]
+        try check(api.partial_shape_create_static(4, dims, &shape), "input shape")
+        defer { _ = api.partial_shape_free(&shape) }
+        let reshaped = api.model_reshape_single_input(model, shape)
+        guard reshaped.rawValue == 0 else {
+            throw InferenceError.wrongModel(path: path, reason: "it does not take a \(width)x\(height) colour image: " + Self.message(api, reshaped))
+        }
+        var handle: OpaquePointer?
+        let status = withUnsafePointer(to: api) {
+            slv_openvino_compile_cpu($0, core, model, String(streams), String(threads), precision.rawValue, &handle)
+        }
+        guard status.rawValue == 0, let handle else {
+            throw InferenceError.modelUnusable(path: path, reason: "OpenVINO cannot compile it for the CPU: " + Self.message(api, status))
+        }
+        return CompiledModel(handle: handle)
     }
 }
 
@@ -207,6 +244,15 @@ final class OpenVINOSession: InferenceSession {
     }
 
     deinit { requests.values.forEach { runtime.api.infer_request_free($0) } }
+
+    func prepare(width: Int, height: Int) {
+        // Only the shared compiled model: the infer requests belong to the session's thread.
+        let (runtime, path, outputs, workers, precision) = (runtime, modelPath, outputs, workers, precision)
+        OpenVINORuntime.background.async(group: OpenVINORuntime.preparing) {
+            _ = try? runtime.compiled(path: path, outputs: outputs, width: width, height: height, workers: workers,
+                                      precision: precision)
+        }
+    }
 
     private func request(width: Int, height: Int) throws -> OpaquePointer {
         let key = width << 32 | height

@@ -110,6 +110,7 @@ extension StreamRecord {
                                                      ("samples", .int(Int64(identities.samples))),
                                                      ("spacing", .int(Int64(identities.spacing))),
                                                      ("window", .int(Int64(identities.window))),
+                                                     ("tries", .int(Int64(identities.tries))),
                                                      ("embeddings", .bool(identities.writeEmbeddings))])))
         }
         if let cuts {

@@ -301,8 +301,9 @@ extension IdentityOptions {
     public init?(streamRecord o: [String: Any]) throws {
         guard let i = (o["analyzers"] as? [String: Any])?["identities"] as? [String: Any] else { return nil }
         guard let threshold = number(i["threshold"]), let minFace = number(i["min_face"]), let samples = integer(i["samples"]),
-              let spacing = integer(i["spacing"]), let window = integer(i["window"]), let embeddings = i["embeddings"] as? Bool else {
-            throw RecordShapeError("analyzers.identities without threshold, min_face, samples, spacing, window and embeddings (written by an earlier sightline?)")
+              let spacing = integer(i["spacing"]), let window = integer(i["window"]), let tries = integer(i["tries"]),
+              let embeddings = i["embeddings"] as? Bool else {
+            throw RecordShapeError("analyzers.identities without threshold, min_face, samples, spacing, window, tries and embeddings (written by an earlier sightline?)")
         }
         self.init(writeEmbeddings: embeddings)
         self.threshold = threshold
@@ -310,6 +311,7 @@ extension IdentityOptions {
         self.samples = samples
         self.spacing = spacing
         self.window = window
+        self.tries = tries
     }
 }
 

@@ -50,7 +50,7 @@ public final class Run: @unchecked Sendable {
         cutDetector = pipeline == nil ? nil : configuration.cuts.map(CutDetector.init)
         // Identities need track ids and the five landmarks the DNN detectors give.
         if let options = configuration.identities, trackingStage != nil, faces?.backend.model != nil {
-            identityLinker = try IdentityLinker(options: options, lanes: configuration.threads)
+            identityLinker = try IdentityLinker(options: options, lanes: configuration.threads, shard: configuration.warmupEnds != nil)
         } else {
             identityLinker = nil
         }

@@ -27,6 +27,7 @@ final class RegionSearcher {
     init(faces: FaceDetectorOptions, codes: CodeReaderOptions, detectEvery: Int, searchFaces: Bool = true) throws {
         if faces.backend.model != nil {
             network = searchFaces ? try DNNFaceDetector(options: faces) : nil
+            network?.prepareRegionSearch()
             faceDetector = nil
         } else {
             network = nil

@@ -6,6 +6,7 @@ with zxing-cpp on every frame, and prints frames per second. Sightline's speed i
 multiple of this script's on the same file, in the same run.
 
 usage: Scripts/reference_ultraface.py VIDEO MODEL.onnx
+needs: Debian's python3-opencv and python3-zxing-cpp (apt-get install python3-opencv python3-zxing-cpp)
 """
 import sys
 import time

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Times `sightline anonymize` against deface 1.5.0 (CenterFace on onnxruntime, CPU) on the same
-# video at the same detector input size, pair by pair (farm-bench when present, else one run
-# each with /usr/bin/time). deface and onnxruntime go into a venv of this benchmark only.
+# video at the same detector input size: one warm-up each, then RUNS alternating pairs under
+# /usr/bin/time, and the medians of wall time, CPU time and the pairwise wall ratio (a ratio taken
+# pair by pair holds when the machine's speed drifts). deface and onnxruntime go into a venv of
+# this benchmark only.
 #
 # Usage: Scripts/bench_anonymize.sh [VIDEO] [RUNS]   (default: a 20 s 720p copy of the sample)
 # Needs: a release build (swift build -c release), python3-venv, ffmpeg.
@@ -35,11 +37,25 @@ echo "video: $VIDEO ($SIZE, $(ffprobe -v error -count_packets -select_streams v:
 # deface's --scale WxH is its input size.
 A="$SIGHTLINE anonymize $VIDEO -o $WORK/sightline.mp4 -q"
 B="$VENV/bin/deface $VIDEO -o $WORK/deface.mp4 --scale 640x352 --ep CPUExecutionProvider"
-if command -v farm-bench >/dev/null; then
-    farm-bench -n "$RUNS" --warmup 1 --timeout 3600 --vs "$B" -- $A
-else
-    /usr/bin/time -f "sightline anonymize: %e s wall" $A
-    /usr/bin/time -f "deface: %e s wall" $B >/dev/null
-fi
+TIMES=$WORK/times.tsv
+: >"$TIMES"
+for i in $(seq 0 "$RUNS"); do
+    for who in sightline deface; do
+        if [ "$who" = sightline ]; then cmd=$A; else cmd=$B; fi
+        /usr/bin/time -f "%e %U %S" -o "$WORK/time.txt" $cmd >/dev/null 2>&1
+        [ "$i" -gt 0 ] && echo "$who $(tail -n 1 "$WORK/time.txt")" >>"$TIMES"   # run 0: warm-up
+    done
+done
+python3 - "$TIMES" <<'PY'
+import statistics, sys
+runs = {"sightline": [], "deface": []}
+for line in open(sys.argv[1]):
+    who, wall, user, system = line.split()
+    runs[who].append((float(wall), float(user) + float(system)))
+for who, r in runs.items():
+    print(f"{who:10} wall {statistics.median(w for w, _ in r):7.2f} s   CPU {statistics.median(c for _, c in r):7.2f} s   ({len(r)} runs)")
+ratios = [a[0] / b[0] for a, b in zip(runs["sightline"], runs["deface"])]
+print(f"sightline / deface wall, pair by pair: median {statistics.median(ratios):.3f} ({1 / statistics.median(ratios):.2f}x as fast)")
+PY
 "$SIGHTLINE" leaks "$VIDEO" "$WORK/sightline.mp4" | tail -1
 "$SIGHTLINE" leaks "$VIDEO" "$WORK/deface.mp4" | tail -1 || true

@@ -231,6 +231,8 @@ final class OpenVINOSession: InferenceSession {
     private let workers: Int
     private let precision: DNNPrecision
     private var requests: [Int: OpaquePointer] = [:]   // by width << 32 | height
+    /// The floats each request's input tensor views, by the same key.
+    private var bound: [Int: UnsafePointer<Float>] = [:]
 
     /// Checks the model now; compiles (or takes the shared compiled model) at the first frame,
     /// when the input size is known.
@@ -274,15 +276,21 @@ final class OpenVINOSession: InferenceSession {
         func check(_ status: ov_status_e, _ what: String) throws {
             guard status.rawValue == 0 else { throw InferenceError.failed("OpenVINO: \(what): " + OpenVINORuntime.message(api, status)) }
         }
-        // The input tensor is a view of the caller's floats (no copy).
-        var shape = ov_shape_t()
-        let dims: [Int64] = [1, 3, Int64(input.height), Int64(input.width)]
-        try check(api.shape_create(4, dims, &shape), "input shape")
-        defer { _ = api.shape_free(&shape) }
-        var tensor: OpaquePointer?
-        try check(api.tensor_create_from_host_ptr(F32, shape, UnsafeMutableRawPointer(mutating: input.data), &tensor), "input tensor")
-        defer { api.tensor_free(tensor) }
-        try check(api.infer_request_set_input_tensor(request, tensor), "set input")
+        // The input tensor is a view of the caller's floats (no copy), set again only when they
+        // moved (the caller's buffer is usually the same from one frame to the next).
+        let key = input.width << 32 | input.height
+        if bound[key] != input.data {
+            var shape = ov_shape_t()
+            let dims: [Int64] = [1, 3, Int64(input.height), Int64(input.width)]
+            try check(api.shape_create(4, dims, &shape), "input shape")
+            defer { _ = api.shape_free(&shape) }
+            var tensor: OpaquePointer?
+            try check(api.tensor_create_from_host_ptr(F32, shape, UnsafeMutableRawPointer(mutating: input.data), &tensor), "input tensor")
+            defer { api.tensor_free(tensor) }
+            bound[key] = nil
+            try check(api.infer_request_set_input_tensor(request, tensor), "set input")
+            bound[key] = input.data
+        }
         try check(api.infer_request_infer(request), "inference")
         return try outputs.map { name in
             var output: OpaquePointer?

@@ -41,14 +41,7 @@ struct Anonymize: ParsableCommand {
     @Option(name: .customLong("mask-threshold"), help: "Smallest detector confidence (0..1) that counts as a face, for masks and records (lower: fewer misses, more harmless masks).")
     var maskThreshold: Double = 0.3
 
-    @Option(help: "Face detector: centerface, yunet, ultraface or ultraface-640 (see analyze --faces).")
-    var faces: FaceBackend = .centerface
-
-    @Option(name: .customLong("face-model"), help: "Model file for the detector, instead of the installed one.")
-    var faceModel: String?
-
-    @Option(name: .customLong("dnn-runtime"), help: "What runs the detector: openvino or opencv.")
-    var dnnRuntime: DNNRuntime = ProcessInfo.processInfo.environment["SIGHTLINE_DNN_RUNTIME"].flatMap(DNNRuntime.init(rawValue:)) ?? .openvino
+    @OptionGroup var detector: DNNDetectorOptions
 
     @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for detection (0: full size; see analyze --face-width).")
     var faceWidth: Int = 640
@@ -81,7 +74,6 @@ struct Anonymize: ParsableCommand {
         if !(0...300).contains(hold) { throw ValidationError("--hold must be between 0 and 300 frames, not \(hold).") }
         if !(0...300).contains(lookBack) { throw ValidationError("--look-back must be between 0 and 300 frames, not \(lookBack).") }
         if !(maskThreshold >= 0 && maskThreshold <= 1) { throw ValidationError("--mask-threshold must be between 0 and 1, not \(maskThreshold).") }
-        if faces.model == nil { throw ValidationError("--faces must be a DNN detector (centerface, yunet, ultraface, ultraface-640), not \(faces.rawValue).") }
         if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
         if !(1...30).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 30 frames, not \(detectEvery).") }
@@ -94,14 +86,10 @@ struct Anonymize: ParsableCommand {
 
     func run() throws {
         let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
-        var detector = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
-        detector.threshold = maskThreshold
-        detector.modelPath = faceModel
-        detector.runtime = dnnRuntime
-        detector.workers = workers
         let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
         // The detector, its model and a mask image are checked before the input opens.
-        let analysis = Analysis.detect(faces: try detector.resolvingModel(), codes: CodeReaderOptions(backend: .off))
+        let faces = try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: maskThreshold, workers: workers)
+        let analysis = Analysis.detect(faces: faces, codes: CodeReaderOptions(backend: .off))
         if case .mask(let path) = style { _ = try MaskImage(path: path) }
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let source = try decoding.open(input, keepAudio: true)

@@ -21,7 +21,7 @@ struct DetectorOptions: ParsableArguments {
         without OpenVINO, and for sanitizer builds, which cannot load OpenVINO). \
         $SIGHTLINE_DNN_RUNTIME sets the default.
         """)
-    var dnnRuntime: DNNRuntime = ProcessInfo.processInfo.environment["SIGHTLINE_DNN_RUNTIME"].flatMap(DNNRuntime.init(rawValue:)) ?? .openvino
+    var dnnRuntime: DNNRuntime = .commandDefault
 
     @Option(name: .customLong("dnn-precision"), help: """
         The arithmetic OpenVINO computes the DNN backends in: f32 (the default: the same boxes on \

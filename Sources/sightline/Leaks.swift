@@ -23,14 +23,7 @@ struct Leaks: ParsableCommand {
     @Option(help: "Also write the counts and every leak as JSON to this file (- for standard output).")
     var json: String?
 
-    @Option(help: "Face detector: centerface, yunet, ultraface or ultraface-640.")
-    var faces: FaceBackend = .centerface
-
-    @Option(name: .customLong("face-model"), help: "Model file for the detector, instead of the installed one.")
-    var faceModel: String?
-
-    @Option(name: .customLong("dnn-runtime"), help: "What runs the detector: openvino or opencv.")
-    var dnnRuntime: DNNRuntime = ProcessInfo.processInfo.environment["SIGHTLINE_DNN_RUNTIME"].flatMap(DNNRuntime.init(rawValue:)) ?? .openvino
+    @OptionGroup var detector: DNNDetectorOptions
 
     @Option(name: .customLong("face-width"), help: "Width the frames are scaled to for detection (0: full size).")
     var faceWidth: Int = 0
@@ -50,7 +43,6 @@ struct Leaks: ParsableCommand {
     @OptionGroup var decoding: InputOptions
 
     func validate() throws {
-        if faces.model == nil { throw ValidationError("--faces must be a DNN detector (centerface, yunet, ultraface, ultraface-640), not \(faces.rawValue).") }
         if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
         if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
@@ -60,12 +52,7 @@ struct Leaks: ParsableCommand {
 
     func run() throws {
         let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
-        var detector = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
-        detector.threshold = faceThreshold
-        detector.modelPath = faceModel
-        detector.runtime = dnnRuntime
-        detector.workers = workers
-        detector = try detector.resolvingModel()
+        let detector = try self.detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: faceThreshold, workers: workers)
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         // Both inputs open before any detection: a missing file fails at once.
         let originalSource = try decoding.open(original)

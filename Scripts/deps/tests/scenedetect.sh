@@ -13,8 +13,5 @@ if $py -c "$probe" >/dev/null 2>&1; then
 fi
 apt_install python3-pip python3-opencv python3-numpy python3-click python3-platformdirs python3-tqdm
 wheel=$(registry_fetch "scenedetect==0.7.2" 953b89fe7e6b82a497c263e26245ad599b004aa7afa74814312980479a040641 --only-binary=:all:)
-echo "installing $(basename "$wheel")" >&2
-# Debian marks its Python as externally managed; the dependencies come from Debian above.
-$sudo $py -m pip install -q --no-deps --disable-pip-version-check --break-system-packages "$wheel" 2>/dev/null \
-  || $sudo $py -m pip install -q --no-deps --disable-pip-version-check "$wheel"
+pip_install_debian "$wheel"
 $py -c "$probe" >/dev/null || { echo "install-deps: scenedetect 0.7.2 installed but does not import" >&2; exit 1; }

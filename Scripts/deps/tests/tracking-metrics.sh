@@ -15,13 +15,11 @@ if $py -c "$probe" >/dev/null 2>&1; then
   exit 0
 fi
 apt_install python3-pip python3-numpy python3-scipy python3-pandas python3-xmltodict
+wheels=()
 for spec in "motmetrics==1.4.0 cd4d691bd787360f1cd0a2127fe8a14d0646fb2912b344a9498719e132b25738" \
             "trackeval==1.3.0 bf5ed90f7b5a3eafc6dcfce36fb900259a587e8f3b2438ef23d72e7d4ab94efb"; do
   set -- $spec
-  wheel=$(registry_fetch "$1" "$2" --only-binary=:all:)
-  echo "installing $(basename "$wheel")" >&2
-  # Debian marks its Python as externally managed; the dependencies come from Debian above.
-  $sudo $py -m pip install -q --no-deps --disable-pip-version-check --break-system-packages "$wheel" 2>/dev/null \
-    || $sudo $py -m pip install -q --no-deps --disable-pip-version-check "$wheel"
+  wheels+=("$(registry_fetch "$1" "$2" --only-binary=:all:)")
 done
+pip_install_debian "${wheels[@]}"
 $py -c "$probe" >/dev/null || { echo "install-deps: motmetrics 1.4.0 / trackeval 1.3.0 installed but do not import" >&2; exit 1; }

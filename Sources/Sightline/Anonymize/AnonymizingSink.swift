@@ -10,8 +10,8 @@ public final class AnonymizingSink: FrameSink {
     private let writer: MP4Writer
     private let audioSource: VideoFileSource?
     private var scaler: OpaquePointer?
+    /// At most `lookBack` + 1 frames, oldest first.
     private var held: [(index: Int, picture: Picture)] = []
-    private var heldStart = 0
     /// Frames written and masks drawn (for the summary line of `anonymize`).
     public private(set) var framesWritten = 0
     public private(set) var masksDrawn = 0
@@ -31,16 +31,11 @@ public final class AnonymizingSink: FrameSink {
         planner.add(record)
         guard let picture else { return }
         held.append((record.index, try Picture(copying: picture, scaler: &scaler)))
-        while held.count - heldStart > options.lookBack { try writeOldest() }
+        while held.count > options.lookBack { try writeOldest() }
     }
 
     private func writeOldest() throws {
-        let (index, picture) = held[heldStart]
-        heldStart += 1
-        if heldStart > 64 {
-            held.removeFirst(heldStart)
-            heldStart = 0
-        }
+        let (index, picture) = held.removeFirst()
         let boxes = planner.masks(for: index)
         hider.hide(boxes, on: picture)
         masksDrawn += boxes.count
@@ -50,7 +45,7 @@ public final class AnonymizingSink: FrameSink {
     }
 
     public func finish(_ summary: SummaryRecord) throws {
-        while heldStart < held.count { try writeOldest() }
+        while !held.isEmpty { try writeOldest() }
         try close()
     }
 
@@ -59,7 +54,6 @@ public final class AnonymizingSink: FrameSink {
 
     private func close() throws {
         held = []
-        heldStart = 0
         var audioError: Error?
         if let audioSource {
             do { try writer.writeAudio(audioSource.takeAudioPackets()) } catch { audioError = error }

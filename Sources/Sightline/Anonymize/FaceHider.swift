@@ -16,7 +16,7 @@ final class FaceHider {
     init(style: AnonymizeStyle, shape: MaskShape) throws {
         self.style = style
         self.shape = shape
-        if case .mask(let path) = style { image = try MaskImage(path: path) } else { image = nil }
+        image = try style.maskPath.map(MaskImage.init(path:))
     }
 
     func hide(_ boxes: [Box], on picture: Picture) {

@@ -35,7 +35,9 @@ public enum LeakAudit {
     /// The faces of every frame of `source`, by stream position, one detection per frame (no tracking).
     public static func faces(in source: FrameSource, detector: FaceDetectorOptions, threads: Int) throws -> [(t: Double, faces: [FaceObservation])] {
         var configuration = RunConfiguration(source: source, analysis: .detect(faces: detector, codes: CodeReaderOptions(backend: .off)))
+        // Frames on their own: no tracks, so no shot cuts to end them at.
         configuration.tracking = nil
+        configuration.cuts = nil
         configuration.threads = threads
         let collector = FaceCollector()
         let summary = try Run(configuration).run(into: [collector])

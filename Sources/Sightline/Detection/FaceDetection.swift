@@ -228,9 +228,8 @@ public final class DNNFaceDetector: FaceDetecting {
         let candidates: [FaceCandidate]
         let keep: [Int]
         do {
-            let image = try input.make(picture, rotation: Rotation(degrees: frame.rotation.degrees, codedWidth: Int(rect.w),
-                                                                   codedHeight: Int(rect.h)),
-                                       width: side, height: side, layout: kind.layout, color: options.color)
+            let image = try input.make(picture, rotation: frame.rotation, width: side, height: side, layout: kind.layout,
+                                       color: options.color)
             candidates = try kind.decode(try session.run(image), input: (side, side), threshold: threshold)
             keep = try nonMaximumSuppression(candidates, threshold: threshold, overlap: Float(options.nmsIoU > 0 ? options.nmsIoU : 0.3))
         } catch let error as InferenceError {

@@ -11,11 +11,20 @@ public final class IdentityClustering {
     public let samples: Int
 
     private struct TrackState {
-        var samples: [IdentitySample] = []
+        /// The highest-ranked samples, and their mean (kept with them: linking reads every
+        /// person's tracks' means for each new track).
+        private(set) var samples: [IdentitySample] = []
+        private(set) var embedding: FaceEmbedding?
         var identity: Int?
         /// Other face tracks seen in the same frame as this one.
         var together = Set<Int>()
-        var embedding: FaceEmbedding? { FaceEmbedding.mean(samples.map(\.embedding)) }
+
+        mutating func add(_ sample: IdentitySample, keeping count: Int) {
+            samples.append(sample)
+            samples.sort(by: IdentitySample.ranked)
+            if samples.count > count { samples.removeLast() }
+            embedding = FaceEmbedding.mean(samples.map(\.embedding))
+        }
     }
     private var states: [Int: TrackState] = [:]
     /// Each person's tracks, by identity id (from 1).
@@ -34,9 +43,7 @@ public final class IdentityClustering {
         for id in ids { states[id, default: TrackState()].together.formUnion(ids.filter { $0 != id }) }
         for sample in new {
             var state = states[sample.track, default: TrackState()]
-            state.samples.append(sample)
-            state.samples.sort(by: IdentitySample.ranked)
-            if state.samples.count > samples { state.samples.removeLast() }
+            state.add(sample, keeping: samples)
             states[sample.track] = state
             if state.identity == nil, let embedding = state.embedding { link(sample.track, embedding) }
         }

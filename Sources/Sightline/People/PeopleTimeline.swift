@@ -65,23 +65,22 @@ public struct PeopleTimeline {
             byFile.append(found)
         }
         // Greedy, in file and identity order: deterministic.
+        // Two identities of one file are never one person: a person who has an appearance from
+        // this file is not a candidate.
         for found in byFile {
-            var taken = Set<Int>()
             for appearance in found {
                 var best: (person: Int, similarity: Double)?
-                if let embedding = appearance.embedding {
-                    for (k, person) in people.enumerated() where !taken.contains(k) && !person.appearances.contains(where: { $0.file == appearance.file }) {
+                if files.count > 1, let embedding = appearance.embedding {
+                    for (k, person) in people.enumerated() where !person.appearances.contains(where: { $0.file == appearance.file }) {
                         guard let mean = FaceEmbedding.mean(person.appearances.compactMap(\.embedding)) else { continue }
                         let similarity = mean.cosine(embedding)
                         if similarity >= threshold, similarity > (best?.similarity ?? -2) { best = (k, similarity) }
                     }
                 }
-                if let best, files.count > 1 {
+                if let best {
                     people[best.person].appearances.append(appearance)
-                    taken.insert(best.person)
                 } else {
                     people.append(Person(appearances: [appearance]))
-                    taken.insert(people.count - 1)
                 }
             }
         }

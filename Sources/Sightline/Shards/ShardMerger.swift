@@ -296,6 +296,8 @@ public struct ShardMerger {
         for (k, r) in shards.enumerated() {
             // This shard's track ids to the merged ones.
             let finalID = unionOf[k].compactMapValues { idOf[$0] }
+            // One to one (a merged track claims one track of each shard), so it turns round.
+            let localID = people == nil ? [:] : Dictionary(uniqueKeysWithValues: finalID.map { ($1, $0) })
             for (line, frame) in r.frames {
                 // A cut ends every track before its frame, as in one run.
                 if let cut = r.cuts[frame.index] {
@@ -309,7 +311,7 @@ public struct ShardMerger {
                 var renumbered = frame
                 for i in renumbered.faces.indices { renumbered.faces[i].track = renumbered.faces[i].track.map { finalID[$0]! } }
                 for i in renumbered.codes.indices { renumbered.codes[i].track = renumbered.codes[i].track.map { finalID[$0]! } }
-                try people?.link(&renumbered, shard: r, finalID: finalID)
+                try people?.link(&renumbered, shard: r, localID: localID)
                 let identityOf = Dictionary(renumbered.faces.compactMap { f in f.track.map { ($0, f.identity) } }) { a, _ in a }
                 // Renumber the track ids in the line as written (and set the faces' identities),
                 // leaving every other byte alone.
@@ -362,14 +364,13 @@ struct PeopleReplay {
         clustering = IdentityClustering(threshold: options.threshold, samples: options.samples)
     }
 
-    /// Links the merged frame `frame` (track ids already merged; `finalID`: the shard's ids to
-    /// the merged ones) and sets its faces' identities.
-    mutating func link(_ frame: inout FrameRecord, shard: ShardRecords, finalID: [Int: Int]) throws {
+    /// Links the merged frame `frame` (track ids already merged; `localID`: the merged ids to the
+    /// shard's) and sets its faces' identities.
+    mutating func link(_ frame: inout FrameRecord, shard: ShardRecords, localID: [Int: Int]) throws {
         // The whole run's order: region-searched faces come in track order.
         if frame.faceStatus == .refined {
             frame.faces = frame.faces.enumerated().sorted { ($0.element.track ?? .max, $0.offset) < ($1.element.track ?? .max, $1.offset) }.map(\.element)
         }
-        let localID = Dictionary(uniqueKeysWithValues: finalID.map { ($1, $0) })
         let samples = try schedule.due(frame).map { i -> IdentitySample in
             let track = frame.faces[i].track!
             guard let local = localID[track], var sample = shard.samples[frame.index]?[local] else {

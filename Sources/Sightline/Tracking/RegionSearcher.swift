@@ -27,7 +27,6 @@ final class RegionSearcher {
     init(faces: FaceDetectorOptions, codes: CodeReaderOptions, detectEvery: Int, searchFaces: Bool = true) throws {
         if faces.backend.model != nil {
             network = searchFaces ? try DNNFaceDetector(options: faces) : nil
-            network?.prepareRegionSearch()
             faceDetector = nil
         } else {
             network = nil
@@ -41,6 +40,9 @@ final class RegionSearcher {
     /// Whether face searches use the appearance patch of the last detection (cascade backends).
     var usesPatches: Bool { faceDetector != nil }
     var searchesCodes: Bool { codeOptions.backend != .off }
+
+    /// Starts compiling the network for region searches (all searchers share the compiled model).
+    func prepare() { network?.prepareRegionSearch() }
 
     /// Whether following `faces` faces on crops would cost the network more than detecting the
     /// whole frame once (DNN backends).

@@ -54,6 +54,7 @@ public final class TrackingStage {
             }
             : []
         fullReader = try makeCodeReader(codes)
+        searchers.first?.prepare()
     }
     /// The tracking settings, as the stream record reports them.
     public var configuration: TrackingConfiguration {
@@ -189,7 +190,8 @@ public final class TrackingStage {
         // So many faces that their crops would cost the network more than the whole frame: one
         // full detection finds them all (and any new face) for less.
         var wholeFrame = false
-        if searchFaces, first.wholeFrameIsCheaper(frame, faces: tracker.predictions.count { $0.kind == .face }) {
+        let live = tracker.predictions
+        if searchFaces, first.wholeFrameIsCheaper(frame, faces: live.count { $0.kind == .face }) {
             do {
                 record.faces = try first.detectWhole(frame)
                 record.faceStatus = .ok
@@ -204,7 +206,7 @@ public final class TrackingStage {
             && first.searchesCodes
         // Codes already read on this frame need no second read.
         let read = Set(record.codes.map { ReadKey(symbology: $0.symbology, bytes: $0.bytes) })
-        let predictions = tracker.predictions.filter {
+        let predictions = live.filter {
             switch $0.kind {
             case .face: return searchFaces
             case .code:

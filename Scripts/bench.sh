@@ -9,7 +9,7 @@
 #
 # usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
 #                         [--faces BACKEND] [--reps N] [--quick | --long]
-#                         [--stages] [-- ANALYZE-OPTIONS...]
+#                         [--stages] [--identities] [-- ANALYZE-OPTIONS...]
 #
 # Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
 # 1080p input also what Samples/make_samples.py needs (see Samples/README.md).
@@ -46,6 +46,10 @@ options:
                     less that), codes (--faces off, less that), tracking (the
                     whole run less all of those: association, looking back);
                     each a difference of whole-process CPU between runs
+  --identities      also the cost of --identities on: the same run with it, in
+                    turn with the default, on each input and on a still crowd
+                    (the sample's first face tiled 8 x 5, 40 faces, 300 frames;
+                    needs the SFace model, Scripts/install-deps.sh installs it)
   -- OPTIONS...     everything after -- is passed to sightline analyze as well
                     (e.g. -- --detect-every 5)
   -h, --help        show this help
@@ -62,6 +66,7 @@ REPS=3
 LONG=0
 QUICK=0
 STAGES=0
+IDENTITIES=0
 EXTRA_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -73,6 +78,7 @@ while [ $# -gt 0 ]; do
         --long)      LONG=1; shift ;;
         --quick)     QUICK=1; shift ;;
         --stages)    STAGES=1; shift ;;
+        --identities) IDENTITIES=1; shift ;;
         -h|--help)   usage; exit 0 ;;
         --)          shift; EXTRA_ARGS=("$@"); break ;;
         *)           usage >&2; die "unknown argument: $1" ;;
@@ -148,6 +154,19 @@ if [ $QUICK -eq 0 ]; then
     fi
 fi
 
+if [ $IDENTITIES -eq 1 ]; then
+    crowd="$OUT/crowd-720p.mp4"
+    if [ ! -f "$crowd" ]; then
+        echo "making $crowd" >&2
+        ffmpeg -hide_banner -loglevel error -y -i "${inputs[0]}" \
+            -vf "select=eq(n\,0),crop=160:144:28:537,loop=39:1:0,tile=8x5" -frames:v 1 "$OUT/crowd-720p.png"
+        ffmpeg -hide_banner -loglevel error -y -loop 1 -i "$OUT/crowd-720p.png" -r 30 -frames:v 300 \
+            -pix_fmt yuv420p "$crowd.part.mp4"
+        mv "$crowd.part.mp4" "$crowd"
+    fi
+    labels+=("crowd 720p 10 s"); inputs+=("$crowd")
+fi
+
 # Measure a private copy, so a rebuild of the binary during the run cannot mix
 # two versions into one table (falls back to the original if the copy does not
 # run, e.g. when it needs libraries next to it).
@@ -219,6 +238,11 @@ for i in "${!inputs[@]}"; do
         printf '%s\tanalyze\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" "$CPU_MS" >>"$RAW"
         awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$WALL_US" -v m="$RSS_KB" -v f="$frames" \
             'BEGIN { printf "%-12s run %d/%d  decode %6.2f s  sightline %7.2f s  %5d frames  %6.1f MB\n", l, r, n, d/1e6, a/1e6, f, m/1024 }' >&2
+        if [ $IDENTITIES -eq 1 ]; then
+            timed "$BIN" analyze "$in" -q -o "$jsonl.identities" --threads "$THREADS" "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" \
+                "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}" --identities on
+            printf '%s\tidentities\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" "$CPU_MS" >>"$RAW"
+        fi
         if [ $STAGES -eq 1 ]; then
             # The same run with analyzers left out (later options win over earlier ones).
             for stage in "base:--faces off --codes off" "faces:--codes off" "codes:--faces off"; do
@@ -246,7 +270,7 @@ order = []
 for line in open(raw):
     label, kind, rep, wall_us, rss_kb, frames, cpu_ms = line.rstrip("\n").split("\t")
     if label not in runs:
-        runs[label] = {"decode": [], "analyze": [], "base": [], "faces": [], "codes": []}
+        runs[label] = {"decode": [], "analyze": [], "base": [], "faces": [], "codes": [], "identities": []}
         order.append(label)
     runs[label][kind].append({"wall_s": int(wall_us) / 1e6, "rss_kb": int(rss_kb), "cpu_s": int(cpu_ms) / 1e3,
                               "frames": int(frames) if frames else None})
@@ -295,6 +319,16 @@ for label in order:
             "tracking": round(med["analyze"] - med["faces"] - med["codes"] + med["base"], 2),
         }
 
+    if runs[label]["identities"]:
+        # --identities on against the same run without (medians of runs made in turn).
+        i = runs[label]["identities"]
+        rows[-1]["identities"] = {
+            "sightline_fps": round(n / statistics.median(r["wall_s"] for r in i), 1),
+            "wall_pct": round(100 * (statistics.median(r["wall_s"] for r in i) / a_wall - 1), 1),
+            "cpu_pct": round(100 * (statistics.median(r["cpu_s"] for r in i) / statistics.median(r["cpu_s"] for r in a) - 1), 1),
+            "peak_rss_mb": round(max(r["rss_kb"] for r in i) / 1024, 1),
+        }
+
 head = ["input", "frames", "decode-only fps", "sightline fps", "ratio", "peak RSS MB",
         "decode CPU ms/frame", "sightline CPU ms/frame"]
 cells = [[r["input"], str(r["frames"]), f'{r["decode_fps"]:.1f}', f'{r["sightline_fps"]:.1f}',
@@ -316,6 +350,15 @@ if stage_rows:
         for r in stage_rows))
     print()
     print(stage_lines[0])
+
+identity_rows = [r for r in rows if "identities" in r]
+identity_lines = []
+if identity_rows:
+    identity_lines.append("--identities on against the same run: " + "; ".join(
+        f'{r["input"]}: {r["identities"]["sightline_fps"]:.1f} fps, wall {r["identities"]["wall_pct"]:+.1f} %, '
+        f'CPU {r["identities"]["cpu_pct"]:+.1f} %, peak RSS {r["identities"]["peak_rss_mb"]:.1f} MB' for r in identity_rows))
+    print()
+    print(identity_lines[0])
 
 growth = None
 long_rows = [r for r in rows if r["input"].startswith("1080p")]
@@ -362,6 +405,8 @@ with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n" + line + " (each a difference of whole-process CPU between runs with analyzers left out; "
                 "decode: ffmpeg decode-only; output: --faces off --codes off less decode; faces: --codes off less "
                 "that; codes: --faces off less that; tracking: the whole run less all of those)\n")
+    for line in identity_lines:
+        f.write("\n" + line + "\n")
     if growth:
         f.write("\n" + growth_line + "\n")
 print()

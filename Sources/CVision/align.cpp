@@ -39,7 +39,7 @@ bool similarity(const float *src, const double *dst, double scale, double m[6]) 
 
 } // namespace
 
-extern "C" int slv_align_face(const slv_yuv_image *image, const float points[10], int size, float *rgb, char *error,
+extern "C" int slv_align_face(const slv_yuv_image *image, const float points[10], int size, uint8_t *rgb, char *error,
                               size_t error_size) {
     try {
         if (size <= 0 || image->luma.width <= 0 || image->luma.height <= 0) {
@@ -79,9 +79,9 @@ extern "C" int slv_align_face(const slv_yuv_image *image, const float points[10]
                                chromaMap, out, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT, cv::Scalar(128));
             }
         }
-        // Y'CbCr to R'G'B' (0..255, rounded to bytes as an 8-bit aligned image would be), planar.
+        // Y'CbCr to R'G'B', rounded to bytes, planar.
         const YCbCrToRGB convert(image->matrix, image->full_range);
-        float *outR = rgb, *outG = rgb + size * size, *outB = rgb + 2 * size * size;
+        uint8_t *outR = rgb, *outG = rgb + size * size, *outB = rgb + 2 * size * size;
         for (int row = 0; row < size; row++) {
             const uint8_t *ys = y.ptr<uint8_t>(row);
             const uint8_t *cbs = color ? cb.ptr<uint8_t>(row) : nullptr;

@@ -103,9 +103,9 @@ int slv_shot_hsv(const slv_yuv_image *image, int width, int height, uint8_t *hsv
 /// A face aligned for an embedding network: the similarity transform that maps the five
 /// landmarks `points` (x, y pairs in coded-picture pixels: image-left eye, image-right eye, nose,
 /// image-left and image-right mouth corners) onto the ArcFace template scaled to size x size,
-/// bilinear warp of the planes, written as 3 planes R, G, B of size x size floats 0..255 into
-/// `rgb`. 0, or -1 with `error` set.
-int slv_align_face(const slv_yuv_image *image, const float points[10], int size, float *rgb, char *error, size_t error_size);
+/// bilinear warp of the planes, written as 3 planes R, G, B of size x size bytes into `rgb` (as
+/// an 8-bit aligned image would be). 0, or -1 with `error` set.
+int slv_align_face(const slv_yuv_image *image, const float points[10], int size, uint8_t *rgb, char *error, size_t error_size);
 
 /// An output of a network run: float values in row-major order, valid until the next run.
 typedef struct {

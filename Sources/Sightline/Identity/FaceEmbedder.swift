@@ -29,31 +29,47 @@ public struct FaceEmbedding: Sendable, Equatable {
     }
 }
 
-/// Runs SFace on faces aligned by their five landmarks (similarity transform onto the 112×112
-/// ArcFace template, bilinear), through the inference layer. One per thread.
-final class FaceEmbedder {
-    static let size = 112
-    private let session: InferenceSession
-    private var pixels = [Float](repeating: 0, count: 3 * FaceEmbedder.size * FaceEmbedder.size)
+/// A face aligned for SFace by its five landmarks: 112×112, planar R, G, B bytes. Small (37 KB),
+/// so a run can keep a face and embed it only when a link needs it (`IdentityClustering`).
+public struct AlignedFace: Sendable {
+    let pixels: [UInt8]
 
-    /// `workers`: embedders sharing the compiled model (one per lane).
-    init(model: ModelFile, runtime: DNNRuntime, workers: Int = 1) throws {
-        session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: workers)
-        // SFace is large (39 MB): compile it while the detector compiles and the first frames decode.
-        session.prepare(width: Self.size, height: Self.size)
-    }
+    init(pixels: [UInt8]) { self.pixels = pixels }
 
-    /// The embedding of the face with `landmarks` (displayed-frame pixels) in `frame`.
-    func embed(_ frame: VideoFrame, landmarks: FaceLandmarks) throws -> FaceEmbedding {
+    /// The face with `landmarks` (displayed-frame pixels) in `frame`, through the similarity
+    /// transform onto the ArcFace template (bilinear).
+    init(_ frame: VideoFrame, landmarks: FaceLandmarks) throws {
         let rotation = frame.rotation
         let points = [landmarks.leftEye, landmarks.rightEye, landmarks.nose, landmarks.mouthLeft, landmarks.mouthRight]
             .map { rotation.coded($0) }.flatMap { [Float($0.x), Float($0.y)] }
         var yuv = frame.yuv
         var error = [CChar](repeating: 0, count: 256)
-        let status = pixels.withUnsafeMutableBufferPointer { out in
-            slv_align_face(&yuv, points, Int32(Self.size), out.baseAddress, &error, error.count)
+        var status: Int32 = 0
+        pixels = [UInt8](unsafeUninitializedCapacity: 3 * FaceEmbedder.size * FaceEmbedder.size) { out, count in
+            status = slv_align_face(&yuv, points, Int32(FaceEmbedder.size), out.baseAddress, &error, error.count)
+            count = out.count
         }
         guard status == 0 else { throw InferenceError.failed("face alignment: \(error.cString)") }
+    }
+}
+
+/// Runs SFace on aligned faces, through the inference layer. One per thread.
+final class FaceEmbedder {
+    static let size = 112
+    private let session: InferenceSession
+    private var pixels = [Float](repeating: 0, count: 3 * FaceEmbedder.size * FaceEmbedder.size)
+
+    /// `workers`: embedders sharing the compiled model (one per lane). SFace (37 MB; about 0.2 s
+    /// of CPU to read and compile) is compiled at the first embedding, which many runs never need
+    /// (`IdentityClustering`); the installed copy's sha256 has been checked, so it is not read before.
+    init(model: ModelFile, runtime: DNNRuntime, workers: Int = 1) throws {
+        session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: workers,
+                                           checked: model.verified)
+    }
+
+    func embed(_ face: AlignedFace) throws -> FaceEmbedding {
+        // SFace takes RGB 0..255 as floats, unscaled.
+        for i in pixels.indices { pixels[i] = Float(face.pixels[i]) }
         let outputs = try pixels.withUnsafeBufferPointer { buffer in
             try session.run(NetworkInputImage(width: Self.size, height: Self.size, data: buffer.baseAddress!))
         }

@@ -10,11 +10,12 @@ public struct IdentityOptions: Sendable {
     public var minFace = 40.0
     /// Embeddings a track keeps (its highest-scoring sampled faces).
     public var samples = 3
-    /// A track's faces are embedded on frames whose index is a multiple of `spacing`, within
+    /// A track's faces are sampled on frames whose index is a multiple of `spacing`, within
     /// `window` frames of its first face that can be embedded, at most `tries` of them (the first
     /// decides its person; a second makes the person's mean embedding steadier): by stream
-    /// position, so shards embed the faces the whole run does (`SampleSchedule`). Each costs about
-    /// 8 ms of CPU, once per track.
+    /// position, so shards sample the faces the whole run does (`SampleSchedule`). A sample is
+    /// aligned at once (37 KB kept) and run through SFace (about 5 ms of CPU) only when a link
+    /// compares it (`IdentityClustering`).
     public var spacing = 5
     public var window = 30
     public var tries = 2

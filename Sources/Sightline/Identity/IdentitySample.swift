@@ -17,13 +17,42 @@ public struct IdentitySample: Sendable, Equatable {
         self.embedding = embedding
     }
 
+    /// The sample as linking takes it.
+    var link: LinkSample { LinkSample(track: track, frame: frame, score: score, box: box, face: .embedded(embedding)) }
+}
+
+/// A sampled face as linking takes it: embedded, or aligned and embedded only when a link compares
+/// it. A run keeps its faces aligned (`IdentityLinker`); `merge` has every embedding from its shards.
+public struct LinkSample: Sendable {
+    public enum Face: Sendable {
+        case embedded(FaceEmbedding)
+        case aligned(AlignedFace)
+        /// SFace could not embed it: kept for its frame and box, left out of the means.
+        case failed
+    }
+    public var track: Int
+    public var frame: Int
+    public var score: Double
+    public var box: Box
+    public var face: Face
+
+    var embedding: FaceEmbedding? {
+        if case .embedded(let embedding) = face { return embedding }
+        return nil
+    }
+
+    var aligned: AlignedFace? {
+        if case .aligned(let face) = face { return face }
+        return nil
+    }
+
     /// Higher scores first, the earlier frame first among equals.
-    static func ranked(_ a: IdentitySample, _ b: IdentitySample) -> Bool {
+    static func ranked(_ a: LinkSample, _ b: LinkSample) -> Bool {
         a.score != b.score ? a.score > b.score : a.frame < b.frame
     }
 }
 
-/// Which faces are embedded: a track's faces on frames whose index is a multiple of `spacing`,
+/// Which faces are sampled for linking: a track's faces on frames whose index is a multiple of `spacing`,
 /// within `window` frames of the track's first face that can be embedded, the first `tries` of
 /// them. The candidates depend on stream position alone; the count depends on where the track
 /// began, which a shard cannot always see, so a shard run embeds every candidate

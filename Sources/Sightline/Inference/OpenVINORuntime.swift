@@ -234,15 +234,16 @@ final class OpenVINOSession: InferenceSession {
     /// The floats each request's input tensor views, by the same key.
     private var bound: [Int: UnsafePointer<Float>] = [:]
 
-    /// Checks the model now; compiles (or takes the shared compiled model) at the first frame,
-    /// when the input size is known.
-    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, precision: DNNPrecision = .f32) throws {
+    /// Checks the model now (unless `checked`: a known model); compiles (or takes the shared
+    /// compiled model) at the first frame, when the input size is known.
+    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, precision: DNNPrecision = .f32,
+         checked: Bool = false) throws {
         self.runtime = runtime
         self.precision = precision
         self.modelPath = modelPath
         self.outputs = outputs
         self.workers = workers
-        try runtime.validate(path: modelPath, outputs: outputs)
+        if !checked { try runtime.validate(path: modelPath, outputs: outputs) }
     }
 
     deinit { requests.values.forEach { runtime.api.infer_request_free($0) } }

@@ -379,7 +379,7 @@ struct PeopleReplay {
             sample.track = track
             return sample
         }
-        clustering.process(&frame, samples: samples)
+        clustering.process(&frame, samples: samples.map(\.link))
     }
 }
 

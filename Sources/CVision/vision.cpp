@@ -3,6 +3,8 @@
 #include "CVision.h"
 #include "Interop.hpp"
 
+#include <dlfcn.h>
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
@@ -19,6 +21,17 @@ struct slv_cascade {
 
 extern "C" void slv_set_num_threads(int threads) {
     try { cv::setNumThreads(threads); } catch (...) {}
+    // OpenCV links LAPACK, and Debian's OpenBLAS starts a thread per core when it loads; each
+    // spins (sched_yield) for about 0.1 s before it sleeps, on the cores the workers need (it was
+    // 9 % of the CPU of a --faces off run). One thread: BLAS runs on its caller, and those stop.
+    if (threads == 1) {
+        auto setThreads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+        auto shutdown = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"));
+        if (setThreads && shutdown) {
+            setThreads(1);
+            shutdown();
+        }
+    }
 }
 
 extern "C" slv_cascade *slv_cascade_create(const char *path, char *error, size_t error_size) {

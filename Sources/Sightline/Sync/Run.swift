@@ -96,11 +96,11 @@ public final class Run: @unchecked Sendable {
             }
         }
         // Every held frame, then every live track ended: at a cut and at the end of the stream.
-        let flush = { [self] in
+        let flush = { [self] (streamEnded: Bool) in
             guard let trackingStage else { return }
             var (held, ended) = trackingStage.finish()
             held.forEach(hand)
-            identityLinker?.tracksEnded(&ended)
+            identityLinker?.tracksEnded(&ended, more: !streamEnded)
             delivery.end(ended)
         }
         let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
@@ -108,7 +108,7 @@ public final class Run: @unchecked Sendable {
             if frames == 0, let before = pipeline?.shotBeforeStart { cutDetector?.prime(before) }
             // A cut ends every track before its frame is tracked: no track spans two shots.
             if let cut = cutDetector?.next(shot, frame: analyzed) {
-                flush()
+                flush(false)
                 if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-9 } ?? false) { delivery.each { try $0.cut(cut) } }
             }
             let settled = trackingStage?.process(analyzed, frame: picture)
@@ -144,7 +144,7 @@ public final class Run: @unchecked Sendable {
             delivery.abandonAll()
             throw error
         }
-        flush()
+        flush(true)
         if let identityLinker {
             let rate = configuration.source.info.frameRate
             let people = identityLinker.finish(frameDuration: rate.num > 0 ? Double(rate.den) / Double(rate.num) : 0)

@@ -31,7 +31,9 @@ public final class IdentityClustering {
         /// Other face tracks seen in the same frame as this one.
         var together = Set<Int>()
 
+        /// The samples' faces waiting to be embedded.
         var aligned: [AlignedFace] { samples.compactMap(\.aligned) }
+        var waiting: Int { samples.count { $0.aligned != nil } }
 
         mutating func add(_ sample: LinkSample, keeping count: Int) {
             samples.append(sample)
@@ -50,7 +52,7 @@ public final class IdentityClustering {
         }
 
         private mutating func updateMean() {
-            embedding = samples.contains { $0.aligned != nil } ? nil : FaceEmbedding.mean(samples.compactMap(\.embedding))
+            embedding = waiting > 0 ? nil : FaceEmbedding.mean(samples.compactMap(\.embedding))
         }
     }
     private var states: [Int: TrackState] = [:]
@@ -72,9 +74,9 @@ public final class IdentityClustering {
         for id in ids { states[id, default: TrackState()].together.formUnion(ids.filter { $0 != id }) }
         for sample in new {
             var state = states[sample.track, default: TrackState()]
-            let waiting = state.aligned.count
+            let waiting = state.waiting
             state.add(sample, keeping: samples)
-            alignedCount += state.aligned.count - waiting
+            alignedCount += state.waiting - waiting
             states[sample.track] = state
             if state.identity == nil { link(sample.track) }
         }
@@ -108,12 +110,12 @@ public final class IdentityClustering {
     /// Embeds the waiting faces of `tracks`, all in one call (the embedder runs them in parallel).
     private func embedAligned(of tracks: [Int]) {
         guard let embed else { return }
-        let waiting = tracks.filter { states[$0]?.samples.contains { $0.aligned != nil } ?? false }
+        let waiting = tracks.filter { (states[$0]?.waiting ?? 0) > 0 }
         let faces = waiting.flatMap { states[$0]!.aligned }
         guard !faces.isEmpty else { return }
         var embeddings = embed(faces)[...]
         for id in waiting {
-            let count = states[id]!.aligned.count
+            let count = states[id]!.waiting
             states[id]!.embedded(embeddings.prefix(count))
             embeddings = embeddings.dropFirst(count)
         }

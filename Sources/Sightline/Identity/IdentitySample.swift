@@ -52,9 +52,9 @@ public struct LinkSample: Sendable {
     }
 }
 
-/// Which faces are sampled for linking: a track's faces on frames whose index is a multiple of `spacing`,
-/// within `window` frames of the track's first face that can be embedded, the first `tries` of
-/// them. The candidates depend on stream position alone; the count depends on where the track
+/// Which faces are sampled for linking: a track's faces on frames whose index is a multiple of
+/// `spacing`, within `window` frames of the track's first face that can be embedded, the first
+/// `tries` of them. The candidates depend on stream position alone; the count depends on where the track
 /// began, which a shard cannot always see, so a shard run embeds every candidate
 /// (`everyCandidate`): it then holds each face the whole run embeds on the frames it owns (its
 /// warm-up sees where the track began), and `merge`, which sees the whole track, picks the
@@ -67,7 +67,7 @@ public struct SampleSchedule {
     private let everyCandidate: Bool
     /// Each track's first face that could be embedded: its frame.
     private var firstEmbeddable: [Int: Int] = [:]
-    /// Faces of each track embedded so far.
+    /// Faces of each track sampled so far.
     private var taken: [Int: Int] = [:]
 
     public init(options: IdentityOptions, everyCandidate: Bool = false) {

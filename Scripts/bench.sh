@@ -9,7 +9,8 @@
 #
 # usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
 #                         [--faces BACKEND] [--reps N] [--quick | --long]
-#                         [--stages] [--identities] [-- ANALYZE-OPTIONS...]
+#                         [--stages] [--identities] [--scene]
+#                         [-- ANALYZE-OPTIONS...]
 #
 # Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
 # 1080p input also what Samples/make_samples.py needs (see Samples/README.md).
@@ -50,6 +51,9 @@ options:
                     turn with the default, on each input and on a still crowd
                     (the sample's first face tiled 8 x 5, 40 faces, 300 frames;
                     needs the SFace model, Scripts/install-deps.sh installs it)
+  --scene           also the tracking scene (Samples/make_scene.py, made once in
+                    OUT: codes away from the centre and moving, faces entering
+                    off the detection grid, hard frames; 720p, 300 frames)
   -- OPTIONS...     everything after -- is passed to sightline analyze as well
                     (e.g. -- --detect-every 5)
   -h, --help        show this help
@@ -67,6 +71,7 @@ LONG=0
 QUICK=0
 STAGES=0
 IDENTITIES=0
+SCENE=0
 EXTRA_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -79,6 +84,7 @@ while [ $# -gt 0 ]; do
         --quick)     QUICK=1; shift ;;
         --stages)    STAGES=1; shift ;;
         --identities) IDENTITIES=1; shift ;;
+        --scene)     SCENE=1; shift ;;
         -h|--help)   usage; exit 0 ;;
         --)          shift; EXTRA_ARGS=("$@"); break ;;
         *)           usage >&2; die "unknown argument: $1" ;;
@@ -152,6 +158,19 @@ if [ $QUICK -eq 0 ]; then
             labels+=("$label"); inputs+=("$looped")
         done
     fi
+fi
+
+if [ $SCENE -eq 1 ]; then
+    scene="$OUT/tracking-scene-720p.mp4"
+    if [ ! -f "$scene" ]; then
+        echo "generating $scene (once; reused by later runs)" >&2
+        gen=$(mktemp -d "$OUT/.gen.XXXXXX"); tmpdirs+=("$gen")
+        /usr/bin/python3 "$ROOT/Samples/make_scene.py" --out "$gen" >&2 \
+            || die "generating the tracking scene failed (see Samples/README.md for what make_scene.py needs)"
+        mv "$gen/tracking-scene-720p.truth.jsonl" "$OUT/"
+        mv "$gen/tracking-scene-720p.mp4" "$scene"
+    fi
+    labels+=("scene 720p 10 s"); inputs+=("$scene")
 fi
 
 if [ $IDENTITIES -eq 1 ]; then

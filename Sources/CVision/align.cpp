@@ -83,17 +83,9 @@ extern "C" int slv_align_face(const slv_yuv_image *image, const float points[10]
         const YCbCrToRGB convert(image->matrix, image->full_range);
         uint8_t *outR = rgb, *outG = rgb + size * size, *outB = rgb + 2 * size * size;
         for (int row = 0; row < size; row++) {
-            const uint8_t *ys = y.ptr<uint8_t>(row);
-            const uint8_t *cbs = color ? cb.ptr<uint8_t>(row) : nullptr;
-            const uint8_t *crs = color ? cr.ptr<uint8_t>(row) : nullptr;
-            for (int col = 0; col < size; col++) {
-                float r, g, b;
-                convert(ys[col], color ? cbs[col] : 128, color ? crs[col] : 128, r, g, b);
-                const size_t i = (size_t)row * size + col;
-                outR[i] = cv::saturate_cast<uint8_t>(r);
-                outG[i] = cv::saturate_cast<uint8_t>(g);
-                outB[i] = cv::saturate_cast<uint8_t>(b);
-            }
+            const size_t at = (size_t)row * size;
+            convert.rowToPlanes(y.ptr<uint8_t>(row), color ? cb.ptr<uint8_t>(row) : nullptr,
+                                color ? cr.ptr<uint8_t>(row) : nullptr, size, outR + at, outG + at, outB + at);
         }
         return 0;
     } catch (...) {

@@ -41,19 +41,9 @@ extern "C" int slv_shot_hsv(const slv_yuv_image *image, int width, int height, u
         // Y'CbCr to 8-bit B'G'R' for the frame's matrix and range (as a player shows it).
         const YCbCrToRGB convert(image->matrix, image->full_range);
         cv::Mat bgr(size, CV_8UC3);
-        for (int row = 0; row < height; row++) {
-            const uint8_t *ys = y.ptr<uint8_t>(row);
-            const uint8_t *cbs = color ? cb.ptr<uint8_t>(row) : nullptr;
-            const uint8_t *crs = color ? cr.ptr<uint8_t>(row) : nullptr;
-            uint8_t *out = bgr.ptr<uint8_t>(row);
-            for (int col = 0; col < width; col++) {
-                float r, g, b;
-                convert(ys[col], color ? cbs[col] : 128, color ? crs[col] : 128, r, g, b);
-                out[3 * col] = cv::saturate_cast<uint8_t>(b);
-                out[3 * col + 1] = cv::saturate_cast<uint8_t>(g);
-                out[3 * col + 2] = cv::saturate_cast<uint8_t>(r);
-            }
-        }
+        for (int row = 0; row < height; row++)
+            convert.rowToBGR(y.ptr<uint8_t>(row), color ? cb.ptr<uint8_t>(row) : nullptr,
+                             color ? cr.ptr<uint8_t>(row) : nullptr, width, bgr.ptr<uint8_t>(row));
         cv::Mat out(size, CV_8UC3, hsv);
         cv::cvtColor(bgr, out, cv::COLOR_BGR2HSV);
         return 0;

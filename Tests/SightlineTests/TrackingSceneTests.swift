@@ -91,6 +91,32 @@ final class TrackingSceneTests: XCTestCase {
     /// network more as 96x96 crops than one 640x352 pass, so the frames between full detections
     /// get a whole-frame detection instead; with 2 faces (the sample) they get crops. Either way
     /// every face is found on every frame and keeps its track.
+    /// A known code is read in its region first along rows, dark on light, and with every pass
+    /// when that finds nothing: turned a quarter, the scene's codes (its 1D codes read down the
+    /// columns) are read on exactly the frames they are read upright; inverted (light on dark),
+    /// its 2D codes are read on every frame they show, between full searches too.
+    func testTurnedAndInvertedCodesAreReadInTheirRegions() throws {
+        let scene = try TrackingScene.paths()
+        let dir = try Fixtures.temporaryDirectory(self)
+        func payloads(_ video: String) throws -> [Int: [String]] {
+            let result = try runProcess(Fixtures.binary, ["analyze", video, "-q", "--faces", "off"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let frames = try RecordFile(jsonLines: result.stdout, path: video).frames
+            XCTAssertEqual(frames.count, 300)
+            return Dictionary(uniqueKeysWithValues: frames.map { ($0.index, $0.codes.map(\.text).sorted()) })
+        }
+        let upright = try payloads(scene.video)
+        let turned = dir.appendingPathComponent("turned.mp4").path, inverted = dir.appendingPathComponent("inverted.mp4").path
+        try ffmpeg("-i", scene.video, "-vf", "transpose=1", "-c:v", "libx264", "-crf", "18", "-preset", "veryfast", turned)
+        try ffmpeg("-i", scene.video, "-vf", "negate", "-c:v", "libx264", "-crf", "18", "-preset", "veryfast", inverted)
+        XCTAssertEqual(try payloads(turned), upright)
+        let matrix: Set = ["https://example.org/sightline/scene-qr", "SIGHTLINE-DM-7", "SIGHTLINE-QR-8 enters late"]
+        let read = try payloads(inverted)
+        for (index, texts) in upright {
+            XCTAssertEqual(read[index], texts.filter(matrix.contains), "frame \(index)")
+        }
+    }
+
     func testACrowdBetweenDetectionsIsDetectedWhole() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let still = dir.appendingPathComponent("crowd.png").path, video = dir.appendingPathComponent("crowd.mp4").path

@@ -28,6 +28,8 @@ public final class AnalysisPipeline: @unchecked Sendable {
     private let analyzers: [FrameAnalyzer]
     private let policy: BackpressurePolicy
     private let schedule: Schedule
+    /// Whether the workers read codes (the whole-frame search on the schedule's frames).
+    private let readsCodes: Bool
     /// Whether the workers also make each frame's shot image (for cut detection in frame order).
     private let shotImages: Bool
     private let stopRequested = Atomic(false)
@@ -54,6 +56,7 @@ public final class AnalysisPipeline: @unchecked Sendable {
         self.shotImages = shotImages
         self.policy = policy
         self.schedule = schedule
+        readsCodes = codes.backend != .off
         let workers = max(1, threads)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
@@ -71,8 +74,12 @@ public final class AnalysisPipeline: @unchecked Sendable {
         let (queued, inFlight): (Int, Int)
         switch policy {
         // Reading runs a stride per worker ahead, so with --detect-every N every worker can be on
-        // a full detection at once, not each waiting for the frames before its own to be handed out.
-        case .wait: (queued, inFlight) = (workers * 2, workers * max(2, schedule.detectEvery) + 2)
+        // a full detection at once, not each waiting for the frames before its own to be handed out;
+        // and up to a code-search stride ahead (at most 16 frames), so while one worker searches a
+        // frame whole for codes (as long as a dozen other frames take) the others go on.
+        case .wait:
+            let ahead = max(workers * max(2, schedule.detectEvery), readsCodes ? min(schedule.codeFullEvery, 16) : 0)
+            (queued, inFlight) = (workers * 2, ahead + 2)
         // Only as many waiting frames as workers: a frame is analyzed soon or not at all. The
         // wider in-flight bound only holds back a sink that falls behind.
         case .dropLateFrames: (queued, inFlight) = (workers, workers * 2 + 64)

@@ -18,9 +18,9 @@ final class RegionSearcher {
     /// DNN backends: the same network re-detects a known face on a crop around it.
     private let network: DNNFaceDetector?
     private let codeOptions: CodeReaderOptions
-    /// A reader per symbology: reading one known code skips every other format's pass (most of
-    /// zxing's time on a region that holds a QR code).
-    private var codeReaders: [Symbology: CodeReader] = [:]
+    /// A reader per symbology and passes: reading one known code skips every other format's pass
+    /// (most of zxing's time on a region that holds a QR code).
+    private var codeReaders: [ReaderKey: CodeReader] = [:]
     private let detectEvery: Int
 
     /// `searchFaces` false: codes only (every frame has its faces detected).
@@ -115,8 +115,17 @@ final class RegionSearcher {
             let dx = 16 + 0.2 * b.w, dy = 16 + 0.2 * b.h
             let region = Box(x: b.x - dx, y: b.y - dy, w: b.w + 2 * dx, h: b.h + 2 * dy)
             do {
-                let same = try codesIn(region, symbology: symbology, luma: luma, rotation: rotation)
-                    .filter { $0.symbology == symbology && $0.bytes == bytes }
+                // A code read along the picture's rows last time, dark on light (nearly all of
+                // them), is read again without zxing's turned (columns) and inverted passes, which
+                // cost twice as much again; the full options only when that finds nothing. Either
+                // way it is the read the full options give.
+                func read(_ passes: ReadPasses) throws -> [CodeObservation] {
+                    try codesIn(region, symbology: symbology, passes: passes, luma: luma, rotation: rotation)
+                        .filter { $0.symbology == symbology && $0.bytes == bytes }
+                }
+                let alongRows = Self.readsAlongRows(prediction.polygon.map(rotation.coded))
+                var same = alongRows && (codeOptions.tryRotate || codeOptions.tryInvert) ? try read(.upright) : []
+                if same.isEmpty { same = try read(.full) }
                 if var best = same.min(by: { $0.box.center.distance(to: b.center) < $1.box.center.distance(to: b.center) }) {
                     best.track = prediction.id
                     best.source = .refined
@@ -132,17 +141,43 @@ final class RegionSearcher {
         }
     }
 
+    /// Which of zxing's passes a region read makes.
+    private enum ReadPasses: Hashable {
+        /// All the options ask for.
+        case full
+        /// Along rows, dark modules on light: without the turned and the inverted passes.
+        case upright
+    }
+
+    /// Whether a code's corners (in the coded picture) put its reading direction, from the first
+    /// corner to the second, closer to the rows than to the columns.
+    static func readsAlongRows(_ corners: [Point]) -> Bool {
+        guard corners.count >= 2 else { return false }
+        return abs(corners[1].x - corners[0].x) >= abs(corners[1].y - corners[0].y)
+    }
+
     /// Codes read in a displayed-frame region: the region is mapped back to the coded picture
     /// and read there in place.
-    private func codesIn(_ region: Box, symbology: Symbology, luma: GrayImage, rotation: Rotation) throws -> [CodeObservation] {
+    private func codesIn(_ region: Box, symbology: Symbology, passes: ReadPasses, luma: GrayImage,
+                         rotation: Rotation) throws -> [CodeObservation] {
         let coded = rotation.coded(region)
         guard let crop = luma.cropped(x: Int(coded.x.rounded(.down)), y: Int(coded.y.rounded(.down)),
                                       width: Int(coded.w.rounded(.up)), height: Int(coded.h.rounded(.up))) else { return [] }
-        if codeReaders[symbology] == nil {
+        let key = ReaderKey(symbology: symbology, passes: passes)
+        if codeReaders[key] == nil {
             var options = codeOptions
             options.symbologies = [symbology]
-            codeReaders[symbology] = try makeCodeReader(options)
+            if passes == .upright {
+                options.tryRotate = false
+                options.tryInvert = false
+            }
+            codeReaders[key] = try makeCodeReader(options)
         }
-        return try codeReaders[symbology]?.read(crop, rotation: rotation) ?? []
+        return try codeReaders[key]?.read(crop, rotation: rotation) ?? []
+    }
+
+    private struct ReaderKey: Hashable {
+        let symbology: Symbology
+        let passes: ReadPasses
     }
 }

@@ -28,6 +28,8 @@ public final class Tracker {
         var misses = 0
         /// The box of its last observation (not interpolated).
         var seen: Box
+        /// Codes: the corners of its last read.
+        var polygon: [Point] = []
         private(set) var builder: TrackRecordBuilder
         var record: TrackRecord { builder.record }
         /// Codes: the reads that confirm the track.
@@ -51,6 +53,11 @@ public final class Tracker {
         }
 
         func read(_ code: CodeObservation) { builder.read(code) }
+
+        func observe(_ code: CodeObservation, frame: FrameRecord) {
+            observe(box: code.box, score: 1, source: code.source, frame: frame)
+            if code.source != .interpolated { polygon = code.polygon }
+        }
 
         func observeEarlier(box: Box, score: Double, frame: FrameRecord) {
             builder.observeEarlier(box: box, score: score, frame: frame)
@@ -85,11 +92,14 @@ public final class Tracker {
         public var misses: Int
         /// The track so far (codes: symbology and payload).
         public var record: TrackRecord
+        /// Codes: the corners of the last read (its reading direction from the first to the second).
+        public var polygon: [Point] = []
     }
 
     /// The live tracks' predicted boxes for the coming frame (call `advance` first), by id.
     public var predictions: [Prediction] {
-        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, seen: $0.seen, misses: $0.misses, record: $0.record) }
+        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, seen: $0.seen, misses: $0.misses, record: $0.record,
+                                     polygon: $0.polygon) }
     }
 
     /// Moves every live track one frame ahead. Call once per frame before `update`.
@@ -116,7 +126,7 @@ public final class Tracker {
         for i in frame.codes.indices {
             if let id = frame.codes[i].track, let t = live.first(where: { $0.id == id }) {
                 matched.insert(id)
-                t.observe(box: frame.codes[i].box, score: 1, source: frame.codes[i].source, frame: frame)
+                t.observe(frame.codes[i], frame: frame)
             }
         }
         associateFaces(&frame, matched: &matched)
@@ -224,7 +234,7 @@ public final class Tracker {
             }
             frame.codes[i].track = track.id
             matched.insert(track.id)
-            track.observe(box: box, score: 1, source: code.source, frame: frame)
+            track.observe(code, frame: frame)
         }
     }
 }

@@ -21,16 +21,19 @@ struct slv_cascade {
 
 extern "C" void slv_set_num_threads(int threads) {
     try { cv::setNumThreads(threads); } catch (...) {}
+    if (threads == 1) slv_stop_blas_threads();
+}
+
+extern "C" void slv_stop_blas_threads(void) {
     // OpenCV links LAPACK, and Debian's OpenBLAS starts a thread per core when it loads; each
     // spins (sched_yield) for about 0.1 s before it sleeps, on the cores the workers need (it was
     // 9 % of the CPU of a --faces off run). One thread: BLAS runs on its caller, and those stop.
-    if (threads == 1) {
-        auto setThreads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-        auto shutdown = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"));
-        if (setThreads && shutdown) {
-            setThreads(1);
-            shutdown();
-        }
+    // Looked up by name, so another BLAS is left alone.
+    auto setThreads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    auto shutdown = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"));
+    if (setThreads && shutdown) {
+        setThreads(1);
+        shutdown();
     }
 }
 

@@ -1,4 +1,10 @@
+import CVision
 import Dispatch
+
+/// Sightline parallelizes its own work (frames, lanes), so the BLAS that OpenCV links runs on its
+/// caller's thread. Called first thing by the command line: OpenBLAS's threads, started when it
+/// loads, would otherwise spin for about 0.1 s on the cores that load the models.
+public func stopBLASThreads() { slv_stop_blas_threads() }
 
 /// Runs `count` jobs on up to `lanes` threads at once and returns their results in job order
 /// (deterministic whatever the timing). Lane k takes jobs k, k + lanes, …, so a job may use

@@ -25,6 +25,7 @@ struct SightlineCommand: ParsableCommand {
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.
     static func main() {
+        stopBLASThreads()
         do {
             var command = try parseAsRoot()
             try command.run()

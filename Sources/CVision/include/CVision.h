@@ -18,8 +18,11 @@ typedef struct {
 } slv_gray_image;
 
 /// Limits OpenCV's own thread pool; 1 when the caller parallelizes frames itself (OpenBLAS, which
-/// OpenCV links, then runs on one thread too).
+/// OpenCV links, then runs on one thread too: slv_stop_blas_threads).
 void slv_set_num_threads(int threads);
+
+/// OpenBLAS (linked by OpenCV) runs on its caller's thread, and its server threads stop.
+void slv_stop_blas_threads(void);
 
 // MARK: Face cascades
 

@@ -7,8 +7,6 @@
 #include <opencv2/core.hpp>
 #include <opencv2/core/hal/intrin.hpp>
 
-#include <algorithm>
-
 #include <cstring>
 #include <exception>
 #include <string>

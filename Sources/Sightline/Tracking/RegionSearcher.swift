@@ -151,7 +151,7 @@ final class RegionSearcher {
 
     /// Whether a code's corners (in the coded picture) put its reading direction, from the first
     /// corner to the second, closer to the rows than to the columns.
-    static func readsAlongRows(_ corners: [Point]) -> Bool {
+    private static func readsAlongRows(_ corners: [Point]) -> Bool {
         guard corners.count >= 2 else { return false }
         return abs(corners[1].x - corners[0].x) >= abs(corners[1].y - corners[0].y)
     }

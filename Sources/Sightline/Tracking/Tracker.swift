@@ -98,8 +98,10 @@ public final class Tracker {
 
     /// The live tracks' predicted boxes for the coming frame (call `advance` first), by id.
     public var predictions: [Prediction] {
-        live.sorted { $0.id < $1.id }.map { Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, seen: $0.seen, misses: $0.misses, record: $0.record,
-                                     polygon: $0.polygon) }
+        live.sorted { $0.id < $1.id }.map {
+            Prediction(id: $0.id, kind: $0.kind, box: $0.motion.box, seen: $0.seen, misses: $0.misses, record: $0.record,
+                       polygon: $0.polygon)
+        }
     }
 
     /// Moves every live track one frame ahead. Call once per frame before `update`.

@@ -123,8 +123,8 @@ final class RegionSearcher {
                     try codesIn(region, symbology: symbology, passes: passes, luma: luma, rotation: rotation)
                         .filter { $0.symbology == symbology && $0.bytes == bytes }
                 }
-                let alongRows = Self.readsAlongRows(prediction.polygon.map(rotation.coded))
-                var same = alongRows && (codeOptions.tryRotate || codeOptions.tryInvert) ? try read(.upright) : []
+                var same = hasFewerPasses && Self.readsAlongRows(prediction.polygon.map(rotation.coded))
+                    ? try read(.upright) : []
                 if same.isEmpty { same = try read(.full) }
                 if var best = same.min(by: { $0.box.center.distance(to: b.center) < $1.box.center.distance(to: b.center) }) {
                     best.track = prediction.id
@@ -139,6 +139,12 @@ final class RegionSearcher {
         default:
             return .nothing
         }
+    }
+
+    /// Whether an upright read skips passes the full options make (zxing with its turned or
+    /// inverted pass on; zbar has no such passes).
+    private var hasFewerPasses: Bool {
+        codeOptions.backend == .zxing && (codeOptions.tryRotate || codeOptions.tryInvert)
     }
 
     /// Which of zxing's passes a region read makes.

@@ -1,8 +1,9 @@
 /// Searches a frame around one live track's predicted place. A face, DNN backends: the same
 /// network on a crop around the predicted box. A face, cascades: its appearance patch from
 /// the last detection first, then (a changed look, or no patch) the face cascade with sizes near
-/// the track's. A code: the code reader for the track's symbology only, with the full options. It holds detectors of its
-/// own (neither cascades nor code readers may be shared between threads): one searcher per thread.
+/// the track's. A code: the code reader for the track's symbology only, giving the read of the full
+/// options (upright passes first). It holds detectors of its own (neither cascades nor code
+/// readers may be shared between threads): one searcher per thread.
 final class RegionSearcher {
     /// What one search gave.
     enum Outcome {

@@ -9,7 +9,7 @@
 #
 # usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
 #                         [--faces BACKEND] [--reps N] [--quick | --long]
-#                         [--stages] [--identities] [--scene]
+#                         [--stages] [--identities] [--scene] [--camera]
 #                         [-- ANALYZE-OPTIONS...]
 #
 # Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
@@ -54,6 +54,11 @@ options:
   --scene           also the tracking scene (Samples/make_scene.py, made once in
                     OUT: codes away from the centre and moving, faces entering
                     off the detection grid, hard frames; 720p, 300 frames)
+  --camera          also a camera-like copy of each 720p input: sensor noise
+                    (ffmpeg's noise filter, strength 6, changing every frame)
+                    encoded at 6 Mbit/s, about what a camera records at 720p30;
+                    it decodes about 4 times slower than the synthetic samples
+                    (made once in OUT)
   -- OPTIONS...     everything after -- is passed to sightline analyze as well
                     (e.g. -- --detect-every 5)
   -h, --help        show this help
@@ -72,6 +77,7 @@ QUICK=0
 STAGES=0
 IDENTITIES=0
 SCENE=0
+CAMERA=0
 EXTRA_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -85,6 +91,7 @@ while [ $# -gt 0 ]; do
         --stages)    STAGES=1; shift ;;
         --identities) IDENTITIES=1; shift ;;
         --scene)     SCENE=1; shift ;;
+        --camera)    CAMERA=1; shift ;;
         -h|--help)   usage; exit 0 ;;
         --)          shift; EXTRA_ARGS=("$@"); break ;;
         *)           usage >&2; die "unknown argument: $1" ;;
@@ -171,6 +178,21 @@ if [ $SCENE -eq 1 ]; then
         mv "$gen/tracking-scene-720p.mp4" "$scene"
     fi
     labels+=("scene 720p 10 s"); inputs+=("$scene")
+fi
+
+if [ $CAMERA -eq 1 ]; then
+    for i in "${!inputs[@]}"; do
+        case "${labels[$i]}" in *720p*) ;; *) continue ;; esac
+        src=${inputs[$i]}
+        camera="$OUT/$(basename "${src%.mp4}")-camera.mp4"
+        if [ ! -f "$camera" ]; then
+            echo "making $camera (once; reused by later runs)" >&2
+            ffmpeg -hide_banner -loglevel error -y -i "$src" -vf noise=alls=6:allf=t \
+                -c:v libx264 -preset medium -b:v 6M -maxrate 8M -bufsize 12M "$camera.part.mp4"
+            mv "$camera.part.mp4" "$camera"
+        fi
+        labels+=("${labels[$i]}, camera-like"); inputs+=("$camera")
+    done
 fi
 
 if [ $IDENTITIES -eq 1 ]; then

@@ -57,7 +57,7 @@ options:
   --camera          also a camera-like copy of each 720p input: sensor noise
                     (ffmpeg's noise filter, strength 6, changing every frame)
                     encoded at 6 Mbit/s, about what a camera records at 720p30;
-                    it decodes about 4 times slower than the synthetic samples
+                    it decodes 3 to 4 times slower than the synthetic samples
                     (made once in OUT)
   -- OPTIONS...     everything after -- is passed to sightline analyze as well
                     (e.g. -- --detect-every 5)

@@ -133,22 +133,39 @@ tmpdirs=()
 cleanup() { local d; for d in "${tmpdirs[@]+"${tmpdirs[@]}"}"; do rm -rf "$d"; done; }
 trap cleanup EXIT
 
+# OUT/NAME.mp4 and OUT/NAME.truth.jsonl from a Samples/ generator, made once (later runs reuse
+# them): generated NAME SCRIPT [ARGS...]
+generated() {
+    local name=$1 script=$2 gen
+    shift 2
+    [ -f "$OUT/$name.mp4" ] && return 0
+    echo "generating $OUT/$name.mp4 (once; reused by later runs)" >&2
+    gen=$(mktemp -d "$OUT/.gen.XXXXXX"); tmpdirs+=("$gen")
+    /usr/bin/python3 "$ROOT/Samples/$script" "$@" --out "$gen" >&2 \
+        || die "generating $name.mp4 failed (see Samples/README.md for what $script needs)"
+    mv "$gen/$name.truth.jsonl" "$OUT/"
+    mv "$gen/$name.mp4" "$OUT/$name.mp4"
+}
+
+# DEST made once by ffmpeg from ARGS (inputs, filters, codec; DEST is the output), written whole
+# or not at all: encoded DEST ARGS...
+encoded() {
+    local dest=$1
+    shift
+    [ -f "$dest" ] && return 0
+    echo "making $dest (once; reused by later runs)" >&2
+    ffmpeg -hide_banner -loglevel error -y "$@" "$dest.part.mp4" || die "making $dest failed"
+    mv "$dest.part.mp4" "$dest"
+}
+
 # Inputs: label and path, in the order measured.
 labels=("720p 10 s")
 inputs=("$ROOT/Samples/faces-and-codes-720p.mp4")
 [ -f "${inputs[0]}" ] || die "missing ${inputs[0]}"
 
 if [ $QUICK -eq 0 ]; then
+    generated faces-and-codes-1080p make_samples.py --size 1920x1080 --name faces-and-codes-1080p
     in1080="$OUT/faces-and-codes-1080p.mp4"
-    if [ ! -f "$in1080" ]; then
-        echo "generating $in1080 (once; reused by later runs)" >&2
-        gen=$(mktemp -d "$OUT/.gen.XXXXXX"); tmpdirs+=("$gen")
-        /usr/bin/python3 "$ROOT/Samples/make_samples.py" \
-            --size 1920x1080 --name faces-and-codes-1080p --out "$gen" >&2 \
-            || die "generating the 1080p input failed (see Samples/README.md for what make_samples.py needs)"
-        mv "$gen/faces-and-codes-1080p.truth.jsonl" "$OUT/"
-        mv "$gen/faces-and-codes-1080p.mp4" "$in1080"
-    fi
     labels+=("1080p 10 s"); inputs+=("$in1080")
 
     if [ $LONG -eq 1 ]; then
@@ -156,41 +173,23 @@ if [ $QUICK -eq 0 ]; then
         for spec in "20s:1:1080p 20 s" "120s:11:1080p 2 min"; do
             IFS=: read -r suffix loops label <<<"$spec"
             looped="$OUT/faces-and-codes-1080p-$suffix.mp4"
-            if [ ! -f "$looped" ]; then
-                echo "making $looped" >&2
-                ffmpeg -hide_banner -loglevel error -y -stream_loop "$loops" -i "$in1080" \
-                    -c copy "$looped.part.mp4"
-                mv "$looped.part.mp4" "$looped"
-            fi
+            encoded "$looped" -stream_loop "$loops" -i "$in1080" -c copy
             labels+=("$label"); inputs+=("$looped")
         done
     fi
 fi
 
 if [ $SCENE -eq 1 ]; then
-    scene="$OUT/tracking-scene-720p.mp4"
-    if [ ! -f "$scene" ]; then
-        echo "generating $scene (once; reused by later runs)" >&2
-        gen=$(mktemp -d "$OUT/.gen.XXXXXX"); tmpdirs+=("$gen")
-        /usr/bin/python3 "$ROOT/Samples/make_scene.py" --out "$gen" >&2 \
-            || die "generating the tracking scene failed (see Samples/README.md for what make_scene.py needs)"
-        mv "$gen/tracking-scene-720p.truth.jsonl" "$OUT/"
-        mv "$gen/tracking-scene-720p.mp4" "$scene"
-    fi
-    labels+=("scene 720p 10 s"); inputs+=("$scene")
+    generated tracking-scene-720p make_scene.py
+    labels+=("scene 720p 10 s"); inputs+=("$OUT/tracking-scene-720p.mp4")
 fi
 
 if [ $CAMERA -eq 1 ]; then
     for i in "${!inputs[@]}"; do
         case "${labels[$i]}" in *720p*) ;; *) continue ;; esac
-        src=${inputs[$i]}
-        camera="$OUT/$(basename "${src%.mp4}")-camera.mp4"
-        if [ ! -f "$camera" ]; then
-            echo "making $camera (once; reused by later runs)" >&2
-            ffmpeg -hide_banner -loglevel error -y -i "$src" -vf noise=alls=6:allf=t \
-                -c:v libx264 -preset medium -b:v 6M -maxrate 8M -bufsize 12M "$camera.part.mp4"
-            mv "$camera.part.mp4" "$camera"
-        fi
+        camera="$OUT/$(basename "${inputs[$i]%.mp4}")-camera.mp4"
+        encoded "$camera" -i "${inputs[$i]}" -vf noise=alls=6:allf=t \
+            -c:v libx264 -preset medium -b:v 6M -maxrate 8M -bufsize 12M
         labels+=("${labels[$i]}, camera-like"); inputs+=("$camera")
     done
 fi
@@ -198,13 +197,10 @@ fi
 if [ $IDENTITIES -eq 1 ]; then
     crowd="$OUT/crowd-720p.mp4"
     if [ ! -f "$crowd" ]; then
-        echo "making $crowd" >&2
         ffmpeg -hide_banner -loglevel error -y -i "${inputs[0]}" \
             -vf "select=eq(n\,0),crop=160:144:28:537,loop=39:1:0,tile=8x5" -frames:v 1 "$OUT/crowd-720p.png"
-        ffmpeg -hide_banner -loglevel error -y -loop 1 -i "$OUT/crowd-720p.png" -r 30 -frames:v 300 \
-            -pix_fmt yuv420p "$crowd.part.mp4"
-        mv "$crowd.part.mp4" "$crowd"
     fi
+    encoded "$crowd" -loop 1 -i "$OUT/crowd-720p.png" -r 30 -frames:v 300 -pix_fmt yuv420p
     labels+=("crowd 720p 10 s"); inputs+=("$crowd")
 fi
 

@@ -112,6 +112,7 @@ public final class TrackingStage {
             guard let trackRecord = tracker.record(of: id) else { continue }
             var box: Box
             var patch: AppearancePatch?
+            var polygon: [Point] = []
             if let face = record.faces.first(where: { $0.track == id }) {
                 guard searcher.searchesFaces else { continue }
                 box = face.box
@@ -120,12 +121,13 @@ public final class TrackingStage {
             } else if let code = record.codes.first(where: { $0.track == id }) {
                 guard searcher.searchesCodes else { continue }
                 box = code.box
+                polygon = code.polygon
             } else { continue }
             for i in window.indices.reversed() {
                 let held = window[i]
                 if held.record.faceStatus == .dropped || held.record.codeStatus == .dropped { break }
                 let prediction = Tracker.Prediction(id: id, kind: trackRecord.kind, box: box, seen: box, misses: Int.max / 2,
-                                                    record: trackRecord)
+                                                    record: trackRecord, polygon: polygon)
                 switch searcher.search(prediction, patch: patch, frame: held.frame, faces: true, codes: true) {
                 case .face(let face) where face.source == .refined:
                     tracker.observeEarlier(track: id, box: face.box, score: face.score, frame: held.record)
@@ -136,6 +138,7 @@ public final class TrackingStage {
                     code.state = tracker.observeEarlier(track: id, box: code.box, score: 1, frame: held.record)
                     window[i].record.codes.append(code)
                     box = code.box
+                    polygon = code.polygon
                     continue
                 default:
                     break

@@ -2,8 +2,8 @@
 // without OpenVINO still runs the cascades and OpenCV's DNN module, and asking for OpenVINO there
 // is a clean error instead of a loader failure at start. The function pointers take their types
 // from OpenVINO's own header (installed by Scripts/deps/build/openvino.sh), so a mismatch is a
-// compile error. The variadic ov_core_compile_model, which Swift cannot call, gets a fixed-arity
-// wrapper.
+// compile error. The variadic ov_core_compile_model and ov_core_set_property, which Swift cannot
+// call, get fixed-arity wrappers.
 #pragma once
 
 #include <dlfcn.h>
@@ -19,6 +19,11 @@ typedef struct {
     __typeof__(&ov_core_create) core_create;
     __typeof__(&ov_core_read_model) core_read_model;
     __typeof__(&ov_core_compile_model) core_compile_model;
+    __typeof__(&ov_core_set_property) core_set_property;
+    __typeof__(&ov_core_import_model) core_import_model;
+    __typeof__(&ov_compiled_model_export_model) compiled_model_export_model;
+    __typeof__(&ov_compiled_model_get_property) compiled_model_get_property;
+    __typeof__(&ov_compiled_model_free) compiled_model_free;
     __typeof__(&ov_model_free) model_free;
     __typeof__(&ov_model_inputs_size) model_inputs_size;
     __typeof__(&ov_model_outputs_size) model_outputs_size;
@@ -59,6 +64,11 @@ static inline const char *slv_openvino_load(const char *path, slv_openvino_api *
     SLV_OV_SYMBOL(core_create, ov_core_create)
     SLV_OV_SYMBOL(core_read_model, ov_core_read_model)
     SLV_OV_SYMBOL(core_compile_model, ov_core_compile_model)
+    SLV_OV_SYMBOL(core_set_property, ov_core_set_property)
+    SLV_OV_SYMBOL(core_import_model, ov_core_import_model)
+    SLV_OV_SYMBOL(compiled_model_export_model, ov_compiled_model_export_model)
+    SLV_OV_SYMBOL(compiled_model_get_property, ov_compiled_model_get_property)
+    SLV_OV_SYMBOL(compiled_model_free, ov_compiled_model_free)
     SLV_OV_SYMBOL(model_free, ov_model_free)
     SLV_OV_SYMBOL(model_inputs_size, ov_model_inputs_size)
     SLV_OV_SYMBOL(model_outputs_size, ov_model_outputs_size)
@@ -95,6 +105,20 @@ static inline ov_status_e slv_openvino_compile_cpu(const slv_openvino_api *api, 
     return api->core_compile_model(core, model, "CPU", 8, compiled,
                                    "NUM_STREAMS", streams, "INFERENCE_NUM_THREADS", threads,
                                    "ENABLE_CPU_PINNING", "NO", "INFERENCE_PRECISION_HINT", precision);
+}
+
+/// Makes the same settings the CPU's defaults in `core`, for `ov_core_import_model`, which takes
+/// none: a compiled model imported without them runs one pinned stream and reports bf16.
+/// (`ov_core_set_property` reads one key and value per call, whatever follows them.)
+static inline ov_status_e slv_openvino_set_cpu_defaults(const slv_openvino_api *api, const ov_core_t *core,
+                                                        const char *streams, const char *threads, const char *precision) {
+    const char *settings[4][2] = {{"NUM_STREAMS", streams}, {"INFERENCE_NUM_THREADS", threads},
+                                  {"ENABLE_CPU_PINNING", "NO"}, {"INFERENCE_PRECISION_HINT", precision}};
+    for (int i = 0; i < 4; i++) {
+        ov_status_e status = api->core_set_property(core, "CPU", settings[i][0], settings[i][1]);
+        if (status != OK) return status;
+    }
+    return OK;
 }
 
 /// Caps glibc's malloc arenas (by default up to 8 per core, one per thread that meets contention).

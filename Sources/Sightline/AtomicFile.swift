@@ -15,10 +15,11 @@ public final class AtomicFile {
     private var committed = false
 
     /// Creates (or empties) the temporary file at once, so an unwritable destination fails
-    /// before any work is done.
-    public init(path: String) throws {
+    /// before any work is done. `unique`: the temporary name also has the process id, for files
+    /// other processes may be writing at the same time (a shared cache).
+    public init(path: String, unique: Bool = false) throws {
         self.path = path
-        temporaryPath = path + ".partial"
+        temporaryPath = path + (unique ? ".\(getpid())" : "") + ".partial"
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw SightlineError.outputUnwritable(path: path, reason: "it is a directory")

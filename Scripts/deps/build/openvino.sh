@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # OpenVINO's CPU runtime (C API) from the pinned openvino wheel: the C headers, libopenvino_c,
-# libopenvino, the CPU plugin, the ONNX front end and TBB, into /opt/sightline/openvino-VERSION,
-# with a pkg-config file (sightline-openvino) for the COpenVINO module. GPU/NPU plugins and the
-# other front ends stay out. Sightline loads libopenvino_c at run time from this folder (the
-# libraries find each other, the plugin and the front end through their $ORIGIN rpath), so a
-# machine without it still runs the cascades and OpenCV's DNN module.
+# libopenvino, the CPU plugin, the ONNX front end, the IR front end (importing a compiled network
+# reads the IR inside it) and TBB, into /opt/sightline/openvino-VERSION, with a pkg-config file
+# (sightline-openvino) for the COpenVINO module. GPU/NPU plugins and the other front ends stay
+# out. Sightline loads libopenvino_c at run time from this folder (the libraries find each other,
+# the plugin and the front ends through their $ORIGIN rpath), so a machine without it still runs
+# the cascades and OpenCV's DNN module.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/common.sh"
@@ -14,7 +15,7 @@ abi=2641
 prefix=/opt/sightline/openvino-$version
 pcfile=/usr/local/lib/pkgconfig/sightline-openvino.pc
 libs=(libopenvino_c.so.$abi libopenvino.so.$abi libopenvino_intel_cpu_plugin.so
-      libopenvino_onnx_frontend.so.$abi libtbb.so.12 libtbbbind_2_5.so.3 libhwloc.so.15)
+      libopenvino_onnx_frontend.so.$abi libopenvino_ir_frontend.so.$abi libtbb.so.12 libtbbbind_2_5.so.3 libhwloc.so.15)
 
 installed() {
   [ -f "$pcfile" ] && [ -f "$prefix/include/openvino/c/openvino.h" ] || return 1

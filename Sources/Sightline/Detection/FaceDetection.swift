@@ -191,8 +191,9 @@ public final class DNNFaceDetector: FaceDetecting {
     private let session: InferenceSession
     private let input: NetworkInput
 
-    /// `options.model` must be resolved (`resolvingModel()`). The model is checked now (its
-    /// inputs and outputs), so a wrong file fails before the run starts.
+    /// `options.model` must be resolved (`resolvingModel()`). A file not checked against the
+    /// registry (`--face-model`) is checked now (its inputs and outputs), so a wrong file fails
+    /// before the run starts.
     public init(options: FaceDetectorOptions) throws {
         guard let known = options.backend.model, let file = options.model else {
             throw SightlineError.internal("DNNFaceDetector needs a DNN backend with a resolved model file")
@@ -201,7 +202,8 @@ public final class DNNFaceDetector: FaceDetecting {
         kind = known.kind
         do {
             session = try makeInferenceSession(runtime: options.runtime, modelPath: file.path, outputs: known.kind.outputs,
-                                               workers: options.workers, precision: options.precision)
+                                               workers: options.workers, precision: options.precision,
+                                               knownSHA256: file.verified ? file.sha256 : nil)
             input = try NetworkInput()
         } catch let error as InferenceError {
             throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: options.setupAdvice(error))

@@ -64,7 +64,7 @@ final class FaceEmbedder {
     /// (`IdentityClustering`); the installed copy's sha256 has been checked, so it is not read before.
     init(model: ModelFile, runtime: DNNRuntime, workers: Int = 1) throws {
         session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: workers,
-                                           checked: model.verified)
+                                           knownSHA256: model.verified ? model.sha256 : nil)
     }
 
     /// Starts compiling SFace in the background (the first embedding waits for it).

@@ -54,7 +54,16 @@ final class OpenVINORuntime: @unchecked Sendable {
     final class CompiledModel: @unchecked Sendable {
         // @unchecked Sendable: OpenVINO's compiled models may make infer requests from any thread.
         let handle: OpaquePointer
-        init(handle: OpaquePointer) { self.handle = handle }
+        /// The exported network an imported model was made from: OpenVINO keeps using its bytes
+        /// (the weights are not copied), so they are kept as long as the model, for the process.
+        private let imported: UnsafeMutableRawBufferPointer?
+        init(handle: OpaquePointer, imported: UnsafeMutableRawBufferPointer? = nil) {
+            self.handle = handle
+            self.imported = imported
+        }
+
+        /// True when made from a network kept in the cache.
+        var wasImported: Bool { imported != nil }
     }
 
     private init() throws {
@@ -177,26 +186,83 @@ final class OpenVINORuntime: @unchecked Sendable {
     static let maxPixelsPerWorkerStream = 640 * 384
 
     /// The model compiled for a 1 x 3 x height x width input, for `workers` workers (one thread
-    /// each) and the arithmetic `precision`: made by the first worker that asks, shared by the others.
+    /// each) and the arithmetic `precision`: made by the first worker that asks, shared by the
+    /// others. A known model (`knownSHA256`) goes through the compiled-model cache.
     func compiled(path: String, outputs: [String], width: Int, height: Int, workers: Int,
-                  precision: DNNPrecision = .f32) throws -> CompiledModel {
+                  precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> CompiledModel {
         let key = Key(path: path, width: width, height: height, workers: workers, precision: precision)
         let perStream = Self.requestsPerStream(width: width, height: height)
         let streams = (max(1, workers) + perStream - 1) / perStream
-        let (core, slot) = state.withLock { state in
+        let slot = state.withLock { state in
             let slot = state.compiled[key] ?? CompileSlot()
             state.compiled[key] = slot
-            return (state.core, slot)
+            return slot
         }
         return try slot.made.withLock { made in
             if made == nil {
                 made = Result {
-                    try compile(core, path: path, outputs: outputs, width: width, height: height, streams: streams,
-                                threads: max(1, workers), precision: precision)
+                    try compileOrImport(path: path, outputs: outputs, width: width, height: height, streams: streams,
+                                        threads: max(1, workers), precision: precision, knownSHA256: knownSHA256, cache: cache)
                 }.mapError { $0 as? InferenceError ?? .failed("\($0)") }
             }
             return try made!.get()
         }
+    }
+
+    /// Compiles the model; a known model (`knownSHA256`) is imported from `cache` when it was
+    /// kept there, and kept there when it was not.
+    func compileOrImport(path: String, outputs: [String], width: Int, height: Int, streams: Int, threads: Int,
+                         precision: DNNPrecision, knownSHA256: String?, cache: CompiledModelCache?) throws -> CompiledModel {
+        let core = state.withLock { $0.core }
+        let key = knownSHA256.map {
+            CompiledModelCache.Key(modelSHA256: $0, runtimeVersion: version, width: width, height: height,
+                                   streams: streams, threads: threads, precision: precision)
+        }
+        let kept = key.flatMap { cache?.load($0) }
+        if let kept, let key, let model = imported(core, network: kept, key: key) { return model }
+        let compiled = try compile(core, path: path, outputs: outputs, width: width, height: height, streams: streams,
+                                   threads: threads, precision: precision)
+        // Not over a sound file this OpenVINO cannot import: every run would write it again.
+        if kept == nil, let key, let cache {
+            cache.store(key) { api.compiled_model_export_model(compiled.handle, $0).rawValue == 0 }
+        }
+        return compiled
+    }
+
+    /// Where known models are kept compiled between runs (nil: turned off).
+    private let cache = CompiledModelCache()
+    /// Held while the CPU's defaults are set for an import and the import reads them.
+    private let importing = Mutex(())
+
+    /// The exported `network` imported with the settings of `key` (checked on the result), or nil.
+    private func imported(_ core: OpaquePointer, network: Data, key: CompiledModelCache.Key) -> CompiledModel? {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: network.count, alignment: 64)
+        network.copyBytes(to: bytes)
+        let model = importing.withLock { _ -> CompiledModel? in
+            let set = withUnsafePointer(to: api) {
+                slv_openvino_set_cpu_defaults($0, core, String(key.streams), String(key.threads), key.precision.rawValue)
+            }
+            var handle: OpaquePointer?
+            guard set.rawValue == 0,
+                  api.core_import_model(core, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, "CPU", &handle).rawValue == 0,
+                  let handle else { return nil }
+            guard property(handle, "NUM_STREAMS") == String(key.streams),
+                  property(handle, "INFERENCE_NUM_THREADS") == String(key.threads),
+                  property(handle, "INFERENCE_PRECISION_HINT") == key.precision.rawValue else {
+                api.compiled_model_free(handle)
+                return nil
+            }
+            return CompiledModel(handle: handle, imported: bytes)
+        }
+        if model == nil { bytes.deallocate() }
+        return model
+    }
+
+    private func property(_ compiled: OpaquePointer, _ name: String) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard api.compiled_model_get_property(compiled, name, &value).rawValue == 0, let value else { return nil }
+        defer { api.free_string(value) }
+        return String(cString: value)
     }
 
     /// Reads, reshapes and compiles the model (OpenVINO's core may be used from several threads).
@@ -230,30 +296,32 @@ final class OpenVINOSession: InferenceSession {
     private let outputs: [String]
     private let workers: Int
     private let precision: DNNPrecision
+    private let knownSHA256: String?
     private var requests: [Int: OpaquePointer] = [:]   // by width << 32 | height
     /// The floats each request's input tensor views, by the same key.
     private var bound: [Int: UnsafePointer<Float>] = [:]
 
-    /// Checks the model now (unless `checked`: a known model); compiles (or takes the shared
-    /// compiled model) at the first frame, when the input size is known.
+    /// Checks the model now (unless it is a known model, `knownSHA256`); compiles (or takes the
+    /// shared compiled model) at the first frame, when the input size is known.
     init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, precision: DNNPrecision = .f32,
-         checked: Bool = false) throws {
+         knownSHA256: String? = nil) throws {
         self.runtime = runtime
         self.precision = precision
         self.modelPath = modelPath
         self.outputs = outputs
         self.workers = workers
-        if !checked { try runtime.validate(path: modelPath, outputs: outputs) }
+        self.knownSHA256 = knownSHA256
+        if knownSHA256 == nil { try runtime.validate(path: modelPath, outputs: outputs) }
     }
 
     deinit { requests.values.forEach { runtime.api.infer_request_free($0) } }
 
     func prepare(width: Int, height: Int) {
         // Only the shared compiled model: the infer requests belong to the session's thread.
-        let (runtime, path, outputs, workers, precision) = (runtime, modelPath, outputs, workers, precision)
+        let (runtime, path, outputs, workers, precision, sha256) = (runtime, modelPath, outputs, workers, precision, knownSHA256)
         OpenVINORuntime.background.async(group: OpenVINORuntime.preparing) {
             _ = try? runtime.compiled(path: path, outputs: outputs, width: width, height: height, workers: workers,
-                                      precision: precision)
+                                      precision: precision, knownSHA256: sha256)
         }
     }
 
@@ -261,7 +329,7 @@ final class OpenVINOSession: InferenceSession {
         let key = width << 32 | height
         if let found = requests[key] { return found }
         let compiled = try runtime.compiled(path: modelPath, outputs: outputs, width: width, height: height, workers: workers,
-                                            precision: precision)
+                                            precision: precision, knownSHA256: knownSHA256)
         var request: OpaquePointer?
         let status = runtime.api.compiled_model_create_infer_request(compiled.handle, &request)
         guard status.rawValue == 0, let request else {

@@ -34,15 +34,20 @@ public struct ModelStore: Sendable {
     public static let defaultSystemDirectory = "/usr/local/share/sightline/models"
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        cacheDirectory = Self.cacheRoot(environment: environment) + "/models"
+        if let extra = environment["SIGHTLINE_MODELS"], !extra.isEmpty { extraDirectory = extra }
+        let system = environment["SIGHTLINE_SYSTEM_MODELS"] ?? Self.defaultSystemDirectory
+        systemDirectory = system.isEmpty ? nil : system
+    }
+
+    /// Sightline's per-user cache: `$XDG_CACHE_HOME/sightline`, or `~/.cache/sightline`.
+    static func cacheRoot(environment: [String: String]) -> String {
         var cache = environment["XDG_CACHE_HOME"] ?? ""
         if !cache.hasPrefix("/") {   // the XDG spec: relative values are ignored
             let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
             cache = home + "/.cache"
         }
-        cacheDirectory = cache + "/sightline/models"
-        if let extra = environment["SIGHTLINE_MODELS"], !extra.isEmpty { extraDirectory = extra }
-        let system = environment["SIGHTLINE_SYSTEM_MODELS"] ?? Self.defaultSystemDirectory
-        systemDirectory = system.isEmpty ? nil : system
+        return cache + "/sightline"
     }
 
     /// The folders searched, in order.

@@ -27,6 +27,13 @@ final class SHA256 {
         return digest.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The SHA-256 of `data`.
+    static func hex(of data: Data) -> String {
+        let hasher = SHA256()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+
     /// The SHA-256 of a file's contents, read in chunks.
     static func hex(ofFile path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {

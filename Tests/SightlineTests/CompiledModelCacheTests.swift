@@ -1,0 +1,65 @@
+import Foundation
+import XCTest
+@testable import Sightline
+
+/// Known networks kept compiled between runs (`CompiledModelCache`): a kept network is imported
+/// instead of compiled, gives the records compiling gives, and a damaged file is compiled again
+/// and replaced.
+final class CompiledModelCacheTests: XCTestCase {
+    func testAKeptNetworkIsImportedAndADamagedOneIsCompiledAgain() throws {
+        let model = try XCTUnwrap(KnownModel.named("centerface"))
+        let path = try Fixtures.sharedModelOrSkip(model)
+        let runtime = try OpenVINORuntime.loaded()
+        let dir = try Fixtures.temporaryDirectory(self)
+        let cache = CompiledModelCache(directory: dir.path)
+        func compile(sha256: String? = model.sha256) throws -> Bool {
+            try runtime.compileOrImport(path: path, outputs: FaceModelKind.centerface.outputs, width: 320, height: 192, streams: 1,
+                                        threads: 1, precision: .f32, knownSHA256: sha256, cache: cache).wasImported
+        }
+        func kept() throws -> [URL] {
+            try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil).filter { $0.pathExtension == "ovnet" }
+        }
+
+        XCTAssertFalse(try compile(), "nothing kept yet")
+        let file = try XCTUnwrap(try kept().first)
+        XCTAssertEqual(try kept().count, 1)
+        XCTAssertTrue(try compile(), "kept by the first compile")
+
+        // One byte of the network flipped, then the file cut short: each time it is not given
+        // to OpenVINO, the model is compiled and kept again, and the next one imports it.
+        var damaged = try Data(contentsOf: file)
+        damaged[damaged.count - 1000] ^= 0xff
+        for bytes in [damaged, damaged.prefix(damaged.count / 2)] {
+            try bytes.write(to: file)
+            XCTAssertFalse(try compile(), "a damaged file was imported")
+            XCTAssertTrue(try compile(), "the damaged file was not replaced")
+        }
+        XCTAssertEqual(try kept().count, 1)
+
+        // A model file not checked against the registry is never kept.
+        try FileManager.default.removeItem(at: file)
+        XCTAssertFalse(try compile(sha256: nil))
+        XCTAssertEqual(try kept().count, 0)
+    }
+
+    func testRunsGiveTheSameRecordsWithTheCacheOffColdOrWarmOrUnwritable() throws {
+        _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
+        let dir = try Fixtures.temporaryDirectory(self)
+        let blocked = dir.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocked)
+        // Tracking mode compiles CenterFace at two sizes: the whole frame and the crops.
+        func analyze(_ environment: [String: String]) throws -> Data {
+            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--detect-every", "5", "--duration", "2"],
+                                     environment: ["XDG_CACHE_HOME": dir.path, "SIGHTLINE_MODELS": ""].merging(environment) { $1 })
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return run.stdout
+        }
+        let compiled = dir.appendingPathComponent("sightline/compiled")
+        let off = try analyze(["SIGHTLINE_COMPILED_CACHE": "off"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: compiled.path))
+        XCTAssertEqual(try analyze([:]), off, "compiled and kept")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: compiled.path).filter { $0.hasSuffix(".ovnet") }.count, 2)
+        XCTAssertEqual(try analyze([:]), off, "imported")
+        XCTAssertEqual(try analyze(["XDG_CACHE_HOME": blocked.path]), off, "cache folder not writable")
+    }
+}

@@ -42,6 +42,26 @@ final class CompiledModelCacheTests: XCTestCase {
         XCTAssertEqual(try kept().count, 0)
     }
 
+    func testTheLeastRecentlyUsedNetworkGoesFirst() throws {
+        let model = try XCTUnwrap(KnownModel.named("centerface"))
+        let path = try Fixtures.sharedModelOrSkip(model)
+        let runtime = try OpenVINORuntime.loaded()
+        let dir = try Fixtures.temporaryDirectory(self)
+        let cache = CompiledModelCache(directory: dir.path, capacity: 2)
+        func compile(width: Int) throws -> Bool {
+            try runtime.compileOrImport(path: path, outputs: FaceModelKind.centerface.outputs, width: width, height: 96, streams: 1,
+                                        threads: 1, precision: .f32, knownSHA256: model.sha256, cache: cache).wasImported
+        }
+        XCTAssertFalse(try compile(width: 96))
+        XCTAssertFalse(try compile(width: 128))
+        XCTAssertTrue(try compile(width: 96))    // used again: 128 is now the least recently used
+        XCTAssertFalse(try compile(width: 160))  // a third: 128 goes
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".ovnet") }.count, 2)
+        XCTAssertTrue(try compile(width: 96))
+        XCTAssertTrue(try compile(width: 160))
+        XCTAssertFalse(try compile(width: 128))
+    }
+
     func testRunsGiveTheSameRecordsWithTheCacheOffColdOrWarmOrUnwritable() throws {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
         let dir = try Fixtures.temporaryDirectory(self)

@@ -11,10 +11,13 @@ import Foundation
 /// machines). A file starts with those facts and the size and sha256 of the network after them,
 /// all checked before OpenVINO sees the network: a truncated, damaged or mismatched file is
 /// compiled again and replaced. Files are written whole or not at all, so runs may share the
-/// folder. The cache only saves time: a folder that cannot be written is not an error.
+/// folder; the least recently used go when there are more than `capacity`. The cache only saves
+/// time: a folder that cannot be written is not an error.
 /// `SIGHTLINE_COMPILED_CACHE=off` turns it off; the folder can be deleted at any time.
 struct CompiledModelCache: Sendable {
     let directory: String
+    /// The most networks kept (about 7.5 MB each for CenterFace); the least recently used go first.
+    let capacity: Int
 
     /// The cache for this user, or nil when turned off.
     init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -22,7 +25,10 @@ struct CompiledModelCache: Sendable {
         self.init(directory: ModelStore.cacheRoot(environment: environment) + "/compiled")
     }
 
-    init(directory: String) { self.directory = directory }
+    init(directory: String, capacity: Int = 32) {
+        self.directory = directory
+        self.capacity = capacity
+    }
 
     /// What a compiled network depends on, one fact per line.
     struct Key: Sendable {
@@ -60,12 +66,13 @@ struct CompiledModelCache: Sendable {
         directory + "/" + SHA256.hex(of: Data(key.text.utf8)) + ".ovnet"
     }
 
-    /// The compiled network kept for `key`, checked, or nil.
+    /// The compiled network kept for `key`, checked, or nil. A file used is marked as recently used.
     func load(_ key: Key) -> Data? {
         guard let file = FileManager.default.contents(atPath: path(for: key)),
               let end = file.firstRange(of: Data("\n\n".utf8)) else { return nil }
         let network = Data(file[end.upperBound...])
         guard String(decoding: file[..<end.lowerBound], as: UTF8.self) == Self.header(key, network: network) else { return nil }
+        utimes(path(for: key), nil)
         return network
     }
 
@@ -83,6 +90,16 @@ struct CompiledModelCache: Sendable {
         } catch {
             file.discard()
         }
+        removeLeastRecentlyUsed()
+    }
+
+    /// Keeps the newest `capacity` networks (a folder of videos of many sizes adds one per size).
+    private func removeLeastRecentlyUsed() {
+        let folder = URL(fileURLWithPath: directory)
+        guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey]),
+              case let networks = files.filter({ $0.pathExtension == "ovnet" }), networks.count > capacity else { return }
+        func used(_ url: URL) -> Date { (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? .distantPast }
+        for old in networks.sorted(by: { used($0) > used($1) }).dropFirst(capacity) { unlink(old.path) }
     }
 
     private static func header(_ key: Key, network: Data) -> String {

@@ -95,16 +95,27 @@ static inline const char *slv_openvino_load(const char *path, slv_openvino_api *
     return NULL;
 }
 
-/// Compiles `model` for the CPU: `streams` streams sharing `threads` threads (each stream holds
-/// its own activation buffers), no core pinning (the cores are shared with decoding), and the
-/// arithmetic asked for ("f32" by default: on CPUs with bf16 instructions OpenVINO would otherwise
-/// compute in bf16, which moves boxes by several pixels and makes the output depend on the machine).
+/// The CPU settings Sightline compiles with: `streams` streams sharing `threads` threads (each
+/// stream holds its own activation buffers), no core pinning (the cores are shared with
+/// decoding), and the arithmetic asked for ("f32" by default: on CPUs with bf16 instructions
+/// OpenVINO would otherwise compute in bf16, which moves boxes by several pixels and makes the
+/// output depend on the machine). Keys and values, in pairs.
+#define SLV_OV_CPU_SETTINGS 4
+static inline void slv_openvino_cpu_settings(const char *streams, const char *threads, const char *precision,
+                                             const char *settings[2 * SLV_OV_CPU_SETTINGS]) {
+    const char *pairs[2 * SLV_OV_CPU_SETTINGS] = {"NUM_STREAMS", streams, "INFERENCE_NUM_THREADS", threads,
+                                                  "ENABLE_CPU_PINNING", "NO", "INFERENCE_PRECISION_HINT", precision};
+    for (int i = 0; i < 2 * SLV_OV_CPU_SETTINGS; i++) settings[i] = pairs[i];
+}
+
+/// Compiles `model` for the CPU with those settings.
 static inline ov_status_e slv_openvino_compile_cpu(const slv_openvino_api *api, const ov_core_t *core, const ov_model_t *model,
                                                   const char *streams, const char *threads, const char *precision,
                                                   ov_compiled_model_t **compiled) {
-    return api->core_compile_model(core, model, "CPU", 8, compiled,
-                                   "NUM_STREAMS", streams, "INFERENCE_NUM_THREADS", threads,
-                                   "ENABLE_CPU_PINNING", "NO", "INFERENCE_PRECISION_HINT", precision);
+    const char *s[2 * SLV_OV_CPU_SETTINGS];
+    slv_openvino_cpu_settings(streams, threads, precision, s);
+    return api->core_compile_model(core, model, "CPU", 2 * SLV_OV_CPU_SETTINGS, compiled,
+                                   s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
 }
 
 /// Makes the same settings the CPU's defaults in `core`, for `ov_core_import_model`, which takes
@@ -112,10 +123,10 @@ static inline ov_status_e slv_openvino_compile_cpu(const slv_openvino_api *api, 
 /// (`ov_core_set_property` reads one key and value per call, whatever follows them.)
 static inline ov_status_e slv_openvino_set_cpu_defaults(const slv_openvino_api *api, const ov_core_t *core,
                                                         const char *streams, const char *threads, const char *precision) {
-    const char *settings[4][2] = {{"NUM_STREAMS", streams}, {"INFERENCE_NUM_THREADS", threads},
-                                  {"ENABLE_CPU_PINNING", "NO"}, {"INFERENCE_PRECISION_HINT", precision}};
-    for (int i = 0; i < 4; i++) {
-        ov_status_e status = api->core_set_property(core, "CPU", settings[i][0], settings[i][1]);
+    const char *s[2 * SLV_OV_CPU_SETTINGS];
+    slv_openvino_cpu_settings(streams, threads, precision, s);
+    for (int i = 0; i < 2 * SLV_OV_CPU_SETTINGS; i += 2) {
+        ov_status_e status = api->core_set_property(core, "CPU", s[i], s[i + 1]);
         if (status != OK) return status;
     }
     return OK;

@@ -66,23 +66,26 @@ struct CompiledModelCache: Sendable {
         directory + "/" + SHA256.hex(of: Data(key.text.utf8)) + ".ovnet"
     }
 
-    /// The compiled network kept for `key`, checked, or nil. A file used is marked as recently used.
+    /// The compiled network kept for `key`, checked, or nil (a slice of the file read, not a
+    /// copy). A file used is marked as recently used.
     func load(_ key: Key) -> Data? {
-        guard let file = FileManager.default.contents(atPath: path(for: key)),
+        let path = path(for: key)
+        guard let file = FileManager.default.contents(atPath: path),
               let end = file.firstRange(of: Data("\n\n".utf8)) else { return nil }
-        let network = Data(file[end.upperBound...])
+        let network = file[end.upperBound...]
         guard String(decoding: file[..<end.lowerBound], as: UTF8.self) == Self.header(key, network: network) else { return nil }
-        utimes(path(for: key), nil)
+        utimes(path, nil)
         return network
     }
 
     /// Keeps the network `export` writes to the path it is given (true when it did).
     func store(_ key: Key, export: (String) -> Bool) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let scratch = path(for: key) + ".\(getpid()).export"
+        let path = path(for: key)
+        let scratch = path + ".\(getpid()).export"
         defer { unlink(scratch) }
         guard export(scratch), let network = FileManager.default.contents(atPath: scratch), !network.isEmpty,
-              let file = try? AtomicFile(path: path(for: key), unique: true) else { return }
+              let file = try? AtomicFile(path: path, unique: true) else { return }
         do {
             try file.write(Data((Self.header(key, network: network) + "\n\n").utf8))
             try file.write(network)

@@ -1,5 +1,5 @@
 /// Every failure Sightline reports to a user: one readable line naming the file and the cause,
-/// and a documented process exit code (see README "Exit codes").
+/// and a documented process exit code (docs/exit-codes.md).
 public enum SightlineError: Error, CustomStringConvertible, Sendable {
     /// The input does not exist or cannot be read.
     case inputUnreadable(path: String, reason: String)
@@ -68,7 +68,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         }
     }
 
-    /// The process exit code documented in the README.
+    /// The process exit code documented in docs/exit-codes.md.
     public var exitCode: Int32 {
         switch self {
         case .internal: return 1

@@ -15,16 +15,27 @@ struct DNNDetectorOptions: ParsableArguments {
     @Option(name: .customLong("dnn-runtime"), help: "What runs the detector: openvino or opencv ($SIGHTLINE_DNN_RUNTIME sets the default).")
     var dnnRuntime: DNNRuntime = .commandDefault
 
+    @Option(name: .customLong("dnn-precision"), help: """
+        The detector's arithmetic: int8, f32 or bf16 (see analyze --dnn-precision). Default: int8 \
+        for anonymize; f32 for leaks, so the audit computes in the reference arithmetic.
+        """)
+    var dnnPrecision: DNNPrecision?
+
     func validate() throws {
         if faces.model == nil { throw ValidationError("--faces must be a DNN detector (centerface, yunet, ultraface, ultraface-640), not \(faces.rawValue).") }
+        try dnnPrecision?.validate(faces: faces, runtime: dnnRuntime)
     }
 
-    /// The detector settings, resolved (model found and checked, runtime loaded).
-    func resolved(minFace: Int, detectWidth: Int, threshold: Double, workers: Int) throws -> FaceDetectorOptions {
+    /// The detector settings, resolved (model found and checked, runtime loaded); `precision`
+    /// is the command's default for --dnn-precision; without a `threshold`, the network's own
+    /// default less `belowDefault`.
+    func resolved(minFace: Int, detectWidth: Int, threshold: Double?, belowDefault: Double = 0, workers: Int,
+                  precision: DNNPrecision) throws -> FaceDetectorOptions {
         var detector = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: detectWidth)
-        detector.threshold = threshold
         detector.modelPath = faceModel
         detector.runtime = dnnRuntime
+        detector.precision = dnnPrecision ?? precision
+        detector.threshold = threshold ?? max(0, detector.effectiveThreshold - belowDefault)
         detector.workers = workers
         return try detector.resolvingModel()
     }

@@ -23,12 +23,8 @@ struct DetectorOptions: ParsableArguments {
         """)
     var dnnRuntime: DNNRuntime = .commandDefault
 
-    @Option(name: .customLong("dnn-precision"), help: """
-        The arithmetic OpenVINO computes the DNN backends in: f32 (the default: the same boxes on \
-        every machine) or bf16 (bfloat16 on CPUs that have it, faster on some; boxes move by a few \
-        pixels and depend on the machine; where the CPU lacks it, f32). OpenVINO only.
-        """)
-    var dnnPrecision: DNNPrecision = .f32
+    @Option(name: .customLong("dnn-precision"), help: .dnnPrecision)
+    var dnnPrecision: DNNPrecision = .int8
 
     @Option(name: .customLong("face-model"), help: """
         Model file for a DNN backend, instead of the installed one (any compatible ONNX file; \
@@ -36,7 +32,7 @@ struct DetectorOptions: ParsableArguments {
         """)
     var faceModel: String?
 
-    @Option(name: .customLong("face-threshold"), help: "DNN backends: smallest confidence (0..1) reported (default: 0.4 for centerface, 0.9 for yunet, 0.7 for ultraface).")
+    @Option(name: .customLong("face-threshold"), help: "DNN backends: smallest confidence (0..1) reported (default: 0.35 for centerface's INT8 network, 0.4 for centerface at f32 or bf16, 0.9 for yunet, 0.7 for ultraface).")
     var faceThreshold: Double?
 
     @Flag(name: .customLong("face-gray"), help: "DNN backends: give the model the luma plane in all three channels instead of colour.")
@@ -97,9 +93,7 @@ struct DetectorOptions: ParsableArguments {
             if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
             if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
         }
-        if dnnPrecision != .f32 && (faces.model == nil || dnnRuntime != .openvino) {
-            throw ValidationError("--dnn-precision \(dnnPrecision.rawValue) needs a DNN backend run by OpenVINO (--dnn-runtime openvino).")
-        }
+        try dnnPrecision.validate(faces: faces, runtime: dnnRuntime)
         let unsupported = try codeReaderOptions().unsupportedSymbologies()
         if !unsupported.isEmpty {
             throw ValidationError("--codes \(codes.rawValue) cannot read \(unsupported.map(\.rawValue).joined(separator: ", ")).")
@@ -247,7 +241,24 @@ enum Switch: String, ExpressibleByArgument { case on, off }
 
 extension FaceBackend: ExpressibleByArgument {}
 extension DNNRuntime: ExpressibleByArgument {}
-extension DNNPrecision: ExpressibleByArgument {}
+extension DNNPrecision: ExpressibleByArgument {
+    /// bf16 is a hint to OpenVINO's CPU plugin; int8 (the default) falls back to f32 by itself.
+    func validate(faces: FaceBackend, runtime: DNNRuntime) throws {
+        if self == .bf16 && (faces.model == nil || runtime != .openvino) {
+            throw ValidationError("--dnn-precision bf16 needs a DNN backend run by OpenVINO (--dnn-runtime openvino).")
+        }
+    }
+}
+
+extension ArgumentHelp {
+    static let dnnPrecision: ArgumentHelp = """
+        The arithmetic of the DNN face detector: int8 (the default: CenterFace's INT8 network, made \
+        by Scripts/install-deps.sh, about a third of f32's cost with the same faces; other models, \
+        --face-model files and --dnn-runtime opencv run in f32), f32 (32-bit floats throughout, the \
+        reference), or bf16 (OpenVINO on CPUs that have bfloat16; boxes move by a few pixels and \
+        depend on the machine). The stream record names the precision in effect and the model's sha256.
+        """
+}
 extension CodeBackend: ExpressibleByArgument {}
 extension CodeBinarizer: ExpressibleByArgument {}
 extension CodeTextMode: ExpressibleByArgument {}

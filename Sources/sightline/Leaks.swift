@@ -52,7 +52,7 @@ struct Leaks: ParsableCommand {
 
     func run() throws {
         let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
-        let detector = try self.detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: faceThreshold, workers: workers)
+        let detector = try self.detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: faceThreshold, workers: workers, precision: .f32)
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         // Both inputs open before any detection: a missing file fails at once.
         let originalSource = try decoding.open(original)

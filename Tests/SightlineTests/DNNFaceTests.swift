@@ -52,7 +52,8 @@ final class DNNFaceTests: XCTestCase {
         let truth = try RecordFile(path: Fixtures.sampleTruth).frames
         let dir = try Fixtures.temporaryDirectory(self)
         for model in KnownModel.all {
-            let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--codes", "off"])
+            // The fetched files themselves, in f32 (Int8AccuracyTests holds CenterFace's INT8 network).
+            let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--codes", "off", "--dnn-precision", "f32"])
             XCTAssertEqual(run.status, 0, "\(model.name): \(run.stderr)")
             let predicted = try frames(run.stdout)
             XCTAssertEqual(predicted.count, 300)
@@ -139,12 +140,14 @@ final class DNNFaceTests: XCTestCase {
 
     // MARK: - Inference runtimes
 
+    /// The same network on both runtimes, in f32 (OpenCV's has no INT8 CenterFace).
     func testBothRuntimesGiveTheSameFacesWithinOnePixel() throws {
         try installModels()
         for model in KnownModel.all {
             var runs: [[FrameRecord]] = []
             for runtime in ["openvino", "opencv"] {
-                let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--dnn-runtime", runtime, "--codes", "off", "--duration", "2"])
+                let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--dnn-runtime", runtime, "--dnn-precision", "f32",
+                                       "--codes", "off", "--duration", "2"])
                 XCTAssertEqual(run.status, 0, "\(model.name) \(runtime): \(run.stderr)")
                 let settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
                 XCTAssertEqual((settings["runtime"] as? String)?.hasPrefix(runtime + " "), true, "\(settings)")
@@ -203,8 +206,9 @@ final class DNNFaceTests: XCTestCase {
         let installed = try Fixtures.sharedModelOrSkip(centerface)
         let dir = try Fixtures.temporaryDirectory(self)
         let output = dir.appendingPathComponent("out.jsonl").path
-        func run(_ options: [String], _ env: [String: String]) throws -> ProcessResult {
-            let result = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", output] + options,
+        // The f32 file's setup (the INT8 one's: at the end).
+        func run(_ options: [String], _ env: [String: String], precision: String = "f32") throws -> ProcessResult {
+            let result = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", output, "--dnn-precision", precision] + options,
                                         environment: ["XDG_CACHE_HOME": dir.path, "SIGHTLINE_MODELS": ""].merging(env) { $1 })
             XCTAssertEqual(result.status, 69, "\(options) \(env): \(result.stderr)")
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
@@ -234,6 +238,13 @@ final class DNNFaceTests: XCTestCase {
         try bytes.write(to: folder.appendingPathComponent(centerface.file))
         let corrupt = try run([], ["SIGHTLINE_MODELS": folder.path])
         XCTAssertTrue(corrupt.stderr.contains("is not the known centerface.onnx"), corrupt.stderr)
+        // The same for the INT8 network, the default.
+        var int8 = try Data(contentsOf: URL(fileURLWithPath: ModelStore.defaultSystemDirectory + "/" + KnownModel.centerfaceInt8.file))
+        int8[int8.count / 2] ^= 0x10
+        try int8.write(to: folder.appendingPathComponent(KnownModel.centerfaceInt8.file))
+        let corruptInt8 = try run([], ["SIGHTLINE_MODELS": folder.path], precision: "int8")
+        XCTAssertTrue(corruptInt8.stderr.contains("is not the known centerface-int8.onnx"), corruptInt8.stderr)
+        XCTAssertTrue(corruptInt8.stderr.contains("Scripts/install-deps.sh"), corruptInt8.stderr)
         // Another backend's model, on both runtimes.
         let yunet = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("yunet")))
         for runtime in ["openvino", "opencv"] {

@@ -1,7 +1,7 @@
 import XCTest
 @testable import Sightline
 
-/// `--dnn-precision`: the arithmetic OpenVINO computes CenterFace in.
+/// `--dnn-precision`: CenterFace's INT8 network (the default), f32, or bf16 on OpenVINO.
 final class DNNPrecisionTests: XCTestCase {
     private func streamFaces(_ data: Data) throws -> [String: Any] {
         let stream = try XCTUnwrap(try jsonLines(data).first)
@@ -22,10 +22,40 @@ final class DNNPrecisionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(faces.detection.recall ?? 0, 0.95)
         XCTAssertEqual(faces.detection.falsePositives, 0)
 
-        // f32, the default, is what every record without the member means.
-        let plain = try sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1")
-        XCTAssertEqual(plain.status, 0, plain.stderr)
-        XCTAssertNil(try streamFaces(plain.stdout)["precision"])
+    }
+
+    /// int8, the default, runs the INT8 network and names it; f32 runs the f32 file; where there
+    /// is no INT8 network (OpenCV's runtime) int8 is f32, and the record says so.
+    func testTheDefaultIsTheInt8NetworkAndTheRecordNamesIt() throws {
+        _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
+        let int8 = try sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1")
+        XCTAssertEqual(int8.status, 0, int8.stderr)
+        let faces = try streamFaces(int8.stdout)
+        XCTAssertEqual(faces["precision"] as? String, "int8")
+        XCTAssertEqual(faces["sha256"] as? String, KnownModel.centerfaceInt8.sha256)
+        XCTAssertTrue((faces["model"] as? String)?.hasSuffix("/centerface-int8.onnx") == true, "\(faces)")
+        XCTAssertEqual(faces["verified"] as? Bool, true)
+
+        let f32 = try sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-precision", "f32")
+        XCTAssertEqual(f32.status, 0, f32.stderr)
+        XCTAssertEqual(try streamFaces(f32.stdout)["precision"] as? String, "f32")
+        XCTAssertEqual(try streamFaces(f32.stdout)["sha256"] as? String, KnownModel.named("centerface")?.sha256)
+
+        let opencv = try sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-runtime", "opencv")
+        XCTAssertEqual(opencv.status, 0, opencv.stderr)
+        XCTAssertEqual(try streamFaces(opencv.stdout)["precision"] as? String, "f32")
+    }
+
+    /// Without the INT8 file the run stops before any output, saying how to make it or go on.
+    func testAMissingInt8NetworkIsOneLineWithWhatToDo() throws {
+        let empty = try Fixtures.temporaryDirectory(self)
+        let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--duration", "0.1"],
+                                 environment: ["SIGHTLINE_SYSTEM_MODELS": empty.path, "SIGHTLINE_MODELS": "",
+                                               "XDG_CACHE_HOME": empty.path])
+        XCTAssertEqual(run.status, 69, run.stderr)
+        XCTAssertTrue(run.stderr.contains("centerface-int8.onnx is not installed"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("--dnn-precision f32"), run.stderr)
+        XCTAssertEqual(run.stdout.count, 0)
     }
 
     func testPrecisionNeedsADNNBackendOnOpenVINO() throws {
@@ -34,5 +64,8 @@ final class DNNPrecisionTests: XCTestCase {
             XCTAssertEqual(run.status, 64, run.stderr)
             XCTAssertTrue(run.stderr.contains("--dnn-precision bf16 needs a DNN backend run by OpenVINO"), run.stderr)
         }
+        // int8 (the default) needs nothing: the cascades have no network.
+        let haar = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--duration", "0.1", "--faces", "haar-alt2", "--dnn-precision", "int8"])
+        XCTAssertEqual(haar.status, 0, haar.stderr)
     }
 }

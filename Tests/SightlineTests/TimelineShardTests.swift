@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import Sightline
 
@@ -127,9 +128,7 @@ final class TimelineShardTests: XCTestCase {
     private func wholeAndMerged(_ options: [String], cuts: [String], in dir: URL,
                                 input: String = Fixtures.sample) throws -> (whole: String, merged: String, shards: String) {
         let tag = (options + cuts).joined(separator: "_")
-        let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
-        let run = try runProcess(Fixtures.binary, ["analyze", input, "-q", "-o", whole] + options)
-        XCTAssertEqual(run.status, 0, run.stderr)
+        let whole = try Self.wholeRun(input, options)
         let out = dir.appendingPathComponent(tag).path
         let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
         let planned = try runProcess(Fixtures.binary, ["plan", input] + cuts + ["--output-dir", out, "-o", plan])
@@ -140,6 +139,22 @@ final class TimelineShardTests: XCTestCase {
         let stem = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
         return (whole, URL(fileURLWithPath: out).appendingPathComponent(stem + ".jsonl").path, out)
     }
+
+    /// `input` analyzed whole with `options`, once per test process (several tests cut it).
+    private static func wholeRun(_ input: String, _ options: [String]) throws -> String {
+        try wholeRuns.withLock { runs in
+            let key = ([input] + options).joined(separator: " ")
+            if let path = runs[key] { return path }
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-whole-runs-\(getpid())")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let path = dir.appendingPathComponent("whole-\(runs.count).jsonl").path
+            let run = try runProcess(Fixtures.binary, ["analyze", input, "-q", "-o", path] + options)
+            guard run.status == 0 else { throw "analyze \(input) \(options): \(run.stderr)" }
+            runs[key] = path
+            return path
+        }
+    }
+    private static let wholeRuns = Mutex<[String: String]>([:])
 
     func testShardsWithWarmupMergeIntoTheWholeRun() throws {
         let dir = try Fixtures.temporaryDirectory(self)

@@ -42,8 +42,9 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var color = true
     /// DNN backends: the library that runs the model.
     public var runtime: DNNRuntime = .openvino
-    /// OpenVINO: the arithmetic the network is computed in.
-    public var precision: DNNPrecision = .f32
+    /// The arithmetic the network is computed in. `resolvingModel()` sets the one in effect:
+    /// int8 becomes f32 where there is no INT8 network (another backend, `--face-model`, OpenCV).
+    public var precision: DNNPrecision = .int8
     /// DNN backends: analysis workers sharing one compiled model (OpenVINO: a stream per worker,
     /// or for every two workers on large inputs, `OpenVINORuntime.requestsPerStream`).
     public var workers = 1
@@ -67,15 +68,24 @@ public struct FaceDetectorOptions: Sendable, Equatable {
         return dirs
     }
 
-    /// The score threshold in effect: `threshold`, or the model's default.
-    public var effectiveThreshold: Double { threshold ?? backend.model?.defaultThreshold ?? 0 }
+    /// The score threshold in effect: `threshold`, or the default of the network that runs (the
+    /// INT8 one's is its own: its scores of small faces run a little under f32's).
+    public var effectiveThreshold: Double {
+        threshold ?? (runsInt8Variant ? backend.model?.int8Variant?.defaultThreshold : nil) ?? backend.model?.defaultThreshold ?? 0
+    }
+
+    /// Whether the model's INT8 network runs: asked for (int8), one exists, on OpenVINO, and no
+    /// other file was given.
+    var runsInt8Variant: Bool { precision == .int8 && modelPath == nil && runtime == .openvino && backend.model?.int8Variant != nil }
 
     /// These options with the DNN model file found (see `ModelStore`) and its sha256, and the
     /// runtime loaded; unchanged for the cascades, or when the model was already resolved.
     public func resolvingModel(store: ModelStore = ModelStore()) throws -> FaceDetectorOptions {
         guard let known = backend.model, model == nil else { return self }
         var resolved = self
-        resolved.model = try store.resolve(known, override: modelPath)
+        let int8 = runsInt8Variant ? known.int8Variant : nil
+        if precision == .int8 && int8 == nil { resolved.precision = .f32 }
+        resolved.model = try store.resolve(int8 ?? known, override: modelPath)
         if runtime == .openvino {
             do {
                 _ = try OpenVINORuntime.loaded()

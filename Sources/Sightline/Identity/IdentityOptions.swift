@@ -3,7 +3,7 @@ public struct IdentityOptions: Sendable {
     /// Cosine similarity at which a track joins a person. Stricter than OpenCV's pairwise
     /// same-person threshold for SFace (0.363): on the dlib photos a mother and her daughter
     /// score 0.43–0.50 (OpenCV's own SFace pipeline: 0.46), and linking a whole video must not
-    /// merge two people; crops of one person scored 0.91 or more there (README, "Identities").
+    /// merge two people; crops of one person scored 0.91 or more there (docs/identities.md).
     public static let defaultThreshold = 0.55
     public var threshold = IdentityOptions.defaultThreshold
     /// Faces smaller than this (pixels, the box's shorter side) are not embedded: they do not link reliably.

@@ -4,19 +4,26 @@ import Foundation
 /// Which library runs the ONNX face detectors.
 public enum DNNRuntime: String, CaseIterable, Sendable {
     /// OpenVINO's CPU runtime (C API), installed by Scripts/install-deps.sh: the default, about
-    /// twice as fast per frame as OpenCV 4.6 on the same models (README, "Face models").
+    /// twice as fast per frame as OpenCV 4.6 on the same models (docs/models.md).
     case openvino
     /// OpenCV's dnn module (Debian's libopencv-dnn): for machines without OpenVINO.
     case opencv
 }
 
-/// The arithmetic OpenVINO's CPU plugin computes in (its INFERENCE_PRECISION_HINT).
+/// The arithmetic a DNN face detector is computed in on OpenVINO.
 public enum DNNPrecision: String, CaseIterable, Sendable {
-    /// 32-bit floats: the same boxes on every machine (the default).
+    /// The model's INT8 network where it has one (CenterFace: quantized by the install, see
+    /// `KnownModel.int8Variant`), about a third of f32's cost with the same faces; the layers it
+    /// keeps in floats, and models without an INT8 network, in f32. The default.
+    case int8
+    /// 32-bit floats throughout: the reference the INT8 network is held to.
     case f32
     /// bfloat16 on CPUs that have it (faster on some; boxes move by a few pixels and depend on the
     /// machine); elsewhere the plugin computes in f32.
     case bf16
+
+    /// OpenVINO's INFERENCE_PRECISION_HINT: what the layers that are not quantized compute in.
+    var inferenceHint: String { self == .bf16 ? "bf16" : "f32" }
 }
 
 /// One output of a network run, copied out of the runtime's buffers.

@@ -240,7 +240,7 @@ final class OpenVINORuntime: @unchecked Sendable {
         network.copyBytes(to: bytes)
         let model = importing.withLock { _ -> CompiledModel? in
             let set = withUnsafePointer(to: api) {
-                slv_openvino_set_cpu_defaults($0, core, String(key.streams), String(key.threads), key.precision.rawValue)
+                slv_openvino_set_cpu_defaults($0, core, String(key.streams), String(key.threads), key.precision.inferenceHint)
             }
             var handle: OpaquePointer?
             guard set.rawValue == 0,
@@ -248,7 +248,7 @@ final class OpenVINORuntime: @unchecked Sendable {
                   let handle else { return nil }
             guard property(handle, "NUM_STREAMS") == String(key.streams),
                   property(handle, "INFERENCE_NUM_THREADS") == String(key.threads),
-                  property(handle, "INFERENCE_PRECISION_HINT") == key.precision.rawValue else {
+                  property(handle, "INFERENCE_PRECISION_HINT") == key.precision.inferenceHint else {
                 api.compiled_model_free(handle)
                 return nil
             }
@@ -280,7 +280,7 @@ final class OpenVINORuntime: @unchecked Sendable {
         }
         var handle: OpaquePointer?
         let status = withUnsafePointer(to: api) {
-            slv_openvino_compile_cpu($0, core, model, String(streams), String(threads), precision.rawValue, &handle)
+            slv_openvino_compile_cpu($0, core, model, String(streams), String(threads), precision.inferenceHint, &handle)
         }
         guard status.rawValue == 0, let handle else {
             throw InferenceError.modelUnusable(path: path, reason: "OpenVINO cannot compile it for the CPU: " + Self.message(api, status))

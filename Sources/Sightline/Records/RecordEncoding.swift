@@ -62,8 +62,8 @@ extension StreamRecord {
         var faceMembers: [(String, JSON)] = [("backend", .string(faces.backend.rawValue))]
         if let known = faces.backend.model {
             faceMembers += [("runtime", .string(faces.runtimeVersion ?? faces.runtime.rawValue))]
-            // Written only when asked for: f32 is what every earlier record meant.
-            if faces.precision != .f32 { faceMembers.append(("precision", .string(faces.precision.rawValue))) }
+            // The precision in effect (records written before it was a member meant f32).
+            faceMembers.append(("precision", .string(faces.precision.rawValue)))
             faceMembers += [
                             ("model", .string(faces.model?.path ?? faces.modelPath ?? known.file)),
                             ("sha256", faces.model.map { .string($0.sha256) } ?? .null),

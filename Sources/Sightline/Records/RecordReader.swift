@@ -41,7 +41,7 @@ public struct RecordFileError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { line > 0 ? "\(path):\(line): \(reason)" : "\(path): \(reason)" }
-    /// README "Exit codes": 66 input missing or unreadable, 65 malformed.
+    /// docs/exit-codes.md: 66 input missing or unreadable, 65 malformed.
     public var exitCode: Int32 { unreadable ? 66 : 65 }
 }
 

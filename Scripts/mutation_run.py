@@ -33,7 +33,7 @@ import mutate_media  # noqa: E402
 import validate_records  # noqa: E402
 import random  # noqa: E402
 
-# Exit codes the README documents for analyze.
+# Exit codes docs/exit-codes.md documents for analyze.
 DOCUMENTED = {0, 2, 64, 65, 66, 67, 69, 73, 74, 75, 77, 130}
 # Exit codes after which records were written and must be valid to the summary.
 WITH_RECORDS = {0, 2, 74, 130}

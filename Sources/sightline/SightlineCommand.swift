@@ -8,19 +8,18 @@ struct SightlineCommand: ParsableCommand {
         commandName: "sightline",
         abstract: "Find faces and codes in video, frame by frame, and write them as JSON Lines.",
         discussion: """
-            Exit codes: 0 success; 1 internal error; 2 input damaged (output complete for what \
-            decoded); 3 audit gate not met, diff found differences, or leaks found a face; 64 bad command line \
-            (also snapshot --at past the end); 65 not a video file, a malformed record file, records \
-            that do not match the video (also report --video), a mask that is not an image, a \
-            fetched model that fails its checksum, or a shard merge refuses; 66 input, records, \
-            mask image or shard output missing or unreadable, or no such camera; \
-            67 no video stream, or not a capture device; 69 detector unavailable, or a camera size, \
-            rate or format not offered; 73 output cannot be created (also the report page); 74 write failed; 75 model \
-            fetch failed, or camera busy; 77 camera permission denied; 130 interrupted (analyze).
+            Every command writes one line to standard error naming the file and the cause of a \
+            failure, and exits 0 on success, 64 on a bad command line, and with a code of its cause \
+            otherwise (docs/exit-codes.md lists them all).
             """,
         version: sightlineVersion,
-        subcommands: [Anonymize.self, Leaks.self, Analyze.self, Render.self, Snapshot.self, Capture.self, Devices.self, Tracks.self,
-                      Audit.self, Diff.self, Models.self, Plan.self, Merge.self, Report.self, Export.self, People.self]
+        groupedSubcommands: [
+            CommandGroup(name: "Analyze", subcommands: [Analyze.self, Capture.self, Devices.self, Tracks.self, People.self]),
+            CommandGroup(name: "Draw and anonymize", subcommands: [Render.self, Snapshot.self, Anonymize.self, Leaks.self]),
+            CommandGroup(name: "Check and share results", subcommands: [Audit.self, Diff.self, Report.self, Export.self]),
+            CommandGroup(name: "Archives on a cluster", subcommands: [Plan.self, Merge.self]),
+            CommandGroup(name: "Models", subcommands: [Models.self]),
+        ]
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.

@@ -35,10 +35,11 @@ final class Int8AccuracyTests: XCTestCase {
         return try DNNFaceDetector(options: resolved)
     }
 
-    /// Both networks on every `stride`-th frame of `video`, matched to `truth` at `truthIoU`.
-    private func compare(_ video: String, truth path: String, stride: Int, minFace: Int = 40, width: Int = 640,
+    /// Both networks on every `stride`-th frame of `video`, matched to `truth` at `truthIoU`
+    /// (without a truth file, f32's faces are the truth: INT8's extras count as false positives).
+    private func compare(_ video: String, truth path: String?, stride: Int, minFace: Int = 40, width: Int = 640,
                          truthIoU: Double = 0.5) throws -> Comparison {
-        let truth = Dictionary(try RecordFile(path: path).frames.map { ($0.index, $0.faces) }, uniquingKeysWith: { a, _ in a })
+        let truth = try path.map { Dictionary(try RecordFile(path: $0).frames.map { ($0.index, $0.faces) }, uniquingKeysWith: { a, _ in a }) }
         let detectors = [DNNPrecision.f32: try detector(.f32, minFace: minFace, width: width),
                          .int8: try detector(.int8, minFace: minFace, width: width)]
         var result = Comparison()
@@ -47,11 +48,11 @@ final class Int8AccuracyTests: XCTestCase {
         while let frame = try source.nextFrame() {
             defer { index += 1 }
             guard index % stride == 0 else { continue }
-            let expected = truth[index] ?? []
+            let all = try detectors.mapValues { try $0.detect(frame) }
+            let expected = truth.map { $0[index] ?? [] } ?? all[.f32] ?? []
             result.truth += expected.count
             var found: [DNNPrecision: [FaceObservation]] = [:]
-            for (precision, detector) in detectors {
-                let faces = try detector.detect(frame)
+            for (precision, faces) in all {
                 let matched = match(expected.map(\.box), faces.map(\.box), minIoU: truthIoU)
                 result.found[precision, default: 0] += matched.count
                 result.falsePositives[precision, default: 0] += faces.count - matched.count
@@ -114,6 +115,22 @@ final class Int8AccuracyTests: XCTestCase {
     func testTheCrowdSceneFacesAreFoundAsAtF32() throws {
         let scene = try CrowdScene.paths()
         assertHeld(try compare(scene.video, truth: scene.truth, stride: 6, minFace: 16, width: 0, truthIoU: 0.3), "crowd scene")
+    }
+
+    /// The anonymization scene (real faces entering, turning to profile, covered, motion-blurred,
+    /// small, a cut; no truth file): at full size from 16 px, as anonymize covers it.
+    func testTheAnonymizationSceneFacesAreFoundAsAtF32() throws {
+        let faces = try Fixtures.sharedDataOrSkip("dlib-faces")
+        let dir = try Fixtures.temporaryDirectory(self)
+        let scene = dir.appendingPathComponent("scene.mp4").path
+        let made = try runProcess("/usr/bin/python3", [Fixtures.repo.appendingPathComponent("Scripts/make_anonymize_scene.py").path, scene,
+                                                       "--faces", faces.path, "--seconds", "3"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let c = try compare(scene, truth: nil, stride: 3, minFace: 16, width: 0)
+        print("int8 against f32, anonymization scene: \(c)")
+        XCTAssertGreaterThan(c.found[.f32] ?? 0, 0)
+        XCTAssertEqual(c.lost, [], "\(c)")
+        XCTAssertGreaterThanOrEqual(c.meanIoU, 0.85, "\(c)")
     }
 
     /// Without the INT8 file (another backend, a --face-model file, OpenCV) int8 is f32.

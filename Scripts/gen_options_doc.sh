@@ -29,9 +29,10 @@ help_of() {
     env -u SIGHTLINE_DNN_RUNTIME COLUMNS=100 LINES=50 "$BIN" "$@" --help
 }
 
-# The subcommand names in the SUBCOMMANDS section of a help text (two-space indent; "(default)" dropped).
+# The subcommand names in the SUBCOMMANDS sections of a help text ("SUBCOMMANDS:", or one per
+# group, "ANALYZE SUBCOMMANDS:"; two-space indent; "(default)" dropped).
 subcommands_of() {
-    awk '/^SUBCOMMANDS:/ { on = 1; next }
+    awk '/^([A-Z][A-Z ]* )?SUBCOMMANDS:$/ { on = 1; next }
          on && /^[^ ]/ { on = 0 }
          on && /^  [a-z]/ { print $1 }'
 }

@@ -40,8 +40,8 @@ struct Anonymize: ParsableCommand {
 
     @Option(name: .customLong("mask-threshold"), help: """
         Smallest detector confidence (0..1) that counts as a face, for masks and records (lower: \
-        fewer misses, more harmless masks). Default: 0.1 under the detector's own (centerface: 0.3 \
-        at f32, 0.25 for its INT8 network, whose scores of small faces run a little lower).
+        fewer misses, more harmless masks). Default: 0.3; 0.25 for CenterFace's INT8 network, whose \
+        scores of small faces run a little lower.
         """)
     var maskThreshold: Double?
 
@@ -92,7 +92,9 @@ struct Anonymize: ParsableCommand {
         let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
         let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
         // The detector, its model and a mask image are checked before the input opens.
-        let faces = try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: maskThreshold, belowDefault: 0.1, workers: workers, precision: .int8)
+        var faces = try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: maskThreshold, workers: workers, precision: .int8)
+        // The INT8 network's scores of small faces run a little lower than f32's.
+        if maskThreshold == nil { faces.threshold = faces.precision == .int8 ? 0.25 : 0.3 }
         let analysis = Analysis.detect(faces: faces, codes: CodeReaderOptions(backend: .off))
         if let path = style.maskPath { _ = try MaskImage(path: path) }
         VideoFileSource.showLibraryWarnings(decoding.verbose)

@@ -26,16 +26,14 @@ struct DNNDetectorOptions: ParsableArguments {
         try dnnPrecision?.validate(faces: faces, runtime: dnnRuntime)
     }
 
-    /// The detector settings, resolved (model found and checked, runtime loaded); `precision`
-    /// is the command's default for --dnn-precision; without a `threshold`, the network's own
-    /// default less `belowDefault`.
-    func resolved(minFace: Int, detectWidth: Int, threshold: Double?, belowDefault: Double = 0, workers: Int,
-                  precision: DNNPrecision) throws -> FaceDetectorOptions {
+    /// The detector settings, resolved (model found and checked, runtime loaded, the precision
+    /// in effect set); `precision` is the command's default for --dnn-precision.
+    func resolved(minFace: Int, detectWidth: Int, threshold: Double?, workers: Int, precision: DNNPrecision) throws -> FaceDetectorOptions {
         var detector = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: detectWidth)
         detector.modelPath = faceModel
         detector.runtime = dnnRuntime
         detector.precision = dnnPrecision ?? precision
-        detector.threshold = threshold ?? max(0, detector.effectiveThreshold - belowDefault)
+        detector.threshold = threshold
         detector.workers = workers
         return try detector.resolvingModel()
     }

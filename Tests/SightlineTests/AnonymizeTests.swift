@@ -54,25 +54,16 @@ final class AnonymizeTests: XCTestCase {
 
     // MARK: - End to end
 
-    /// The hard scene (faces entering from the edges, turning, covered, motion-blurred, small,
-    /// a shot cut), made from real face photos with Scripts/make_anonymize_scene.py, once per
-    /// test process; and the sample's first 2 s (a shorter clip than the sample's 10 s holds
-    /// every case these tests check: both faces, both codes' neighbourhoods, a track's start).
-    private static let clips: Result<(scene: String, sample: String), Error> = Result {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-anonymize-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let faces = Fixtures.sharedData.appendingPathComponent("dlib-faces").path
-        guard FileManager.default.fileExists(atPath: faces) else { throw XCTSkip("\(faces) is not present (the shared test data sits beside the repository)") }
-        let scene = dir.appendingPathComponent("scene.mp4").path
-        let made = try runProcess("/usr/bin/python3", [Fixtures.repo.appendingPathComponent("Scripts/make_anonymize_scene.py").path, scene,
-                                                       "--faces", faces, "--seconds", "3"])
-        guard made.status == 0 else { throw "make_anonymize_scene.py failed: \(made.stderr)" }
-        let sample = dir.appendingPathComponent("sample-2s.mp4").path
+    /// The hard scene (`AnonymizationScene`), and the sample's first 2 s (a shorter clip than the
+    /// sample's 10 s holds every case these tests check: both faces, both codes' neighbourhoods, a
+    /// track's start), made once per test process.
+    private static let sampleClip: Result<String, Error> = Result {
+        let sample = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-sample-2s-\(getpid()).mp4").path
         try ffmpeg("-i", Fixtures.sample, "-t", "2", "-c", "copy", sample)
-        return (scene, sample)
+        return sample
     }
 
-    private func scene() throws -> String { try Self.clips.get().scene }
+    private func scene() throws -> String { try AnonymizationScene.video() }
 
     private struct LeakCounts { let status: Int32; let leaked: Int; let originalFaces: Int; let anonymizedFaces: Int; let frames: Int }
 
@@ -95,7 +86,7 @@ final class AnonymizeTests: XCTestCase {
 
     func testDefaultAnonymizationLeavesNoFaceAndAWeakOneLeaksVisibly() throws {
         let dir = try Fixtures.temporaryDirectory(self)
-        let (scene, sample) = try Self.clips.get()
+        let (scene, sample) = (try scene(), try Self.sampleClip.get())
         for (name, input) in [("scene", scene), ("sample", sample)] {
             let safe = dir.appendingPathComponent("\(name)-anonymized.mp4").path
             try anonymize(input, safe)
@@ -171,7 +162,7 @@ final class AnonymizeTests: XCTestCase {
         XCTAssertEqual(missing.status, 66)
         XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
         XCTAssertTrue(missing.stderr.contains("nope.mp4"), missing.stderr)
-        let other = try runProcess(Fixtures.binary, ["leaks", scene, try Self.clips.get().sample], environment: environment)
+        let other = try runProcess(Fixtures.binary, ["leaks", scene, try Self.sampleClip.get()], environment: environment)
         XCTAssertEqual(other.status, 65, other.stderr)
         XCTAssertTrue(other.stderr.contains("not the frames of the original"), other.stderr)
         let badScale = try runProcess(Fixtures.binary, ["anonymize", scene, "-o", out, "--mask-scale", "0.5"])

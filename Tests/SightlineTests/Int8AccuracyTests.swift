@@ -53,10 +53,10 @@ final class Int8AccuracyTests: XCTestCase {
             result.truth += expected.count
             var found: [DNNPrecision: [FaceObservation]] = [:]
             for (precision, faces) in all {
-                let matched = match(expected.map(\.box), faces.map(\.box), minIoU: truthIoU)
-                result.found[precision, default: 0] += matched.count
-                result.falsePositives[precision, default: 0] += faces.count - matched.count
-                found[precision] = matched.values.map { faces[$0] }
+                let matched = ObservationMatcher(minIoU: truthIoU).match(truth: expected.map(\.box), predicted: faces.map(\.box))
+                result.found[precision, default: 0] += matched.pairs.count
+                result.falsePositives[precision, default: 0] += matched.extra.count
+                found[precision] = matched.pairs.map { faces[$0.predicted] }
             }
             // Each f32 face that is a true face, against the INT8 face nearest to it.
             let int8 = found[.int8] ?? []
@@ -74,20 +74,6 @@ final class Int8AccuracyTests: XCTestCase {
                     }
                 }
             }
-        }
-        return result
-    }
-
-    /// Truth box index → detection index, greedily by IoU (at least `minIoU`).
-    private func match(_ truth: [Box], _ found: [Box], minIoU: Double) -> [Int: Int] {
-        var pairs: [(Double, Int, Int)] = []
-        for (t, a) in truth.enumerated() {
-            for (d, b) in found.enumerated() where a.iou(b) >= minIoU { pairs.append((a.iou(b), t, d)) }
-        }
-        var result: [Int: Int] = [:], used = Set<Int>()
-        for (_, t, d) in pairs.sorted(by: { $0.0 > $1.0 }) where result[t] == nil && !used.contains(d) {
-            result[t] = d
-            used.insert(d)
         }
         return result
     }
@@ -120,12 +106,7 @@ final class Int8AccuracyTests: XCTestCase {
     /// The anonymization scene (real faces entering, turning to profile, covered, motion-blurred,
     /// small, a cut; no truth file): at full size from 16 px, as anonymize covers it.
     func testTheAnonymizationSceneFacesAreFoundAsAtF32() throws {
-        let faces = try Fixtures.sharedDataOrSkip("dlib-faces")
-        let dir = try Fixtures.temporaryDirectory(self)
-        let scene = dir.appendingPathComponent("scene.mp4").path
-        let made = try runProcess("/usr/bin/python3", [Fixtures.repo.appendingPathComponent("Scripts/make_anonymize_scene.py").path, scene,
-                                                       "--faces", faces.path, "--seconds", "3"])
-        XCTAssertEqual(made.status, 0, made.stderr)
+        let scene = try AnonymizationScene.video()
         let c = try compare(scene, truth: nil, stride: 3, minFace: 16, width: 0)
         print("int8 against f32, anonymization scene: \(c)")
         XCTAssertGreaterThan(c.found[.f32] ?? 0, 0)

@@ -251,11 +251,10 @@ def scene(rng, faces, textures, backgrounds):
     return img
 
 
-def calibration_frames(video, images):
-    """About 240 frames: video frames not in the check set (the check uses every 10th frame), the
-    same frames degraded, and composed scenes with small and degraded faces."""
+def calibration_frames(frames, images):
+    """About 240 frames: the video's frames not in the check set (the check uses every 10th frame),
+    the same frames degraded, and composed scenes with small and degraded faces."""
     rng = np.random.default_rng(SEED)
-    frames = decode(video, (W, H))
     clean = [frames[i] for i in range(5, len(frames), 10)]
     faces, textures = load_faces(images), load_textures(images)
     out = [f.astype(np.float32) for f in clean]
@@ -266,12 +265,12 @@ def calibration_frames(video, images):
     return [to_input(np.round(f)) for f in out]
 
 
-def check_frames(video):
+def check_frames(frames):
     """The check set: every 10th frame of the sample video, and a darkened (gain 0.3), blurred
     (sigma 2) and noisy (sigma 8) copy of each."""
     rng = np.random.default_rng(SEED + 1)
     out = []
-    for f in decode(video, (W, H))[::10].astype(np.float32):
+    for f in frames[::10].astype(np.float32):
         out += [f, f * 0.3, ndimage.gaussian_filter(f, (2, 2, 0)), f + rng.normal(0, 8, f.shape)]
     return [np.clip(np.round(f), 0, 255) for f in out]
 
@@ -326,9 +325,10 @@ def main():
 
     start = time.monotonic()
     model = prepare(a.f32)
-    frames = calibration_frames(a.video, a.images)
+    video = decode(a.video, (W, H))   # once: calibration and check both take their frames from it
+    frames = calibration_frames(video, a.images)
     if a.plain:
-        frames = frames[:len(decode(a.video, (W, H))[5::10])]
+        frames = frames[:len(video[5::10])]
     print(f"{len(frames)} calibration frames made in {time.monotonic() - start:.0f} s", file=sys.stderr)
     start = time.monotonic()
     int8 = quantize(model, frames, [n for n in a.keep_f32.split(",") if n], a.preset,
@@ -337,7 +337,7 @@ def main():
 
     if not a.no_check:
         ref, test, result = session(model), session(int8), Comparison()
-        check = check_frames(a.video)
+        check = check_frames(video)
         for f in check:
             result.add(detect(ref, f), detect(test, f))
         print(f"check (sample video, {len(check)} frames): {result}", file=sys.stderr)

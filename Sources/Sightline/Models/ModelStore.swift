@@ -231,8 +231,11 @@ extension ModelStore {
         out.append("models folders, searched in this order: \(searchDirectories.joined(separator: ", ")) (fetch installs into \(cacheDirectory))")
         for model in KnownModel.all + KnownModel.all.compactMap(\.int8Variant) {
             out.append("")
-            out.append(model.madeBy == nil ? "\(model.name)  (--faces \(model.name))"
-                                           : "\(model.name)  (--faces \(model.name.replacingOccurrences(of: "-int8", with: "")) --dnn-precision int8, the default)")
+            if let f32 = KnownModel.all.first(where: { $0.int8Variant == model }) {
+                out.append("\(model.name)  (--faces \(f32.name) --dnn-precision int8, the default)")
+            } else {
+                out.append("\(model.name)  (--faces \(model.name))")
+            }
             out.append("  file       \(model.file), \(model.size) bytes")
             out.append("  format     \(model.format)")
             out.append("  license    \(model.license)")

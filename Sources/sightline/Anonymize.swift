@@ -40,8 +40,8 @@ struct Anonymize: ParsableCommand {
 
     @Option(name: .customLong("mask-threshold"), help: """
         Smallest detector confidence (0..1) that counts as a face, for masks and records (lower: \
-        fewer misses, more harmless masks). Default: 0.3; 0.25 for CenterFace's INT8 network, whose \
-        scores of small faces run a little lower.
+        fewer misses, more harmless masks). Default: 0.15 for CenterFace's INT8 network (its scores of \
+        faces under 24 px, darkened or partly covered, start there), 0.3 otherwise.
         """)
     var maskThreshold: Double?
 
@@ -50,8 +50,8 @@ struct Anonymize: ParsableCommand {
     @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for detection (0: full size; see analyze --face-width).")
     var faceWidth: Int = 640
 
-    @Option(name: .customLong("min-face"), help: "Smallest face to find, in pixels of the displayed frame.")
-    var minFace: Int = 40
+    @Option(name: .customLong("min-face"), help: "Smallest face to cover, in pixels of the displayed frame. The default, 16, runs the detector on the full-size frame; 40 runs it on a frame scaled so that a 40 px face is 20 px (faster, coarser).")
+    var minFace: Int = AnonymizeOptions.defaultMinFace
 
     @Option(name: .customLong("detect-every"), help: "Detect faces over the whole frame on every Nth frame; on the frames between, the same network re-detects each known face on a crop around it (a crowd gets the whole frame again: that is cheaper), and a face that appears between two whole-frame detections is covered back to its first frame. 1: the whole frame on every frame.")
     var detectEvery: Int = 2
@@ -93,8 +93,7 @@ struct Anonymize: ParsableCommand {
         let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
         // The detector, its model and a mask image are checked before the input opens.
         var faces = try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: maskThreshold, workers: workers, precision: .int8)
-        // The INT8 network's scores of small faces run a little lower than f32's.
-        if maskThreshold == nil { faces.threshold = faces.precision == .int8 ? 0.25 : 0.3 }
+        if maskThreshold == nil { faces.threshold = AnonymizeOptions.defaultMaskThreshold(int8: faces.precision == .int8) }
         let analysis = Analysis.detect(faces: faces, codes: CodeReaderOptions(backend: .off))
         if let path = style.maskPath { _ = try MaskImage(path: path) }
         VideoFileSource.showLibraryWarnings(decoding.verbose)

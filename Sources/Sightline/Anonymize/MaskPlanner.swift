@@ -83,7 +83,8 @@ final class MaskPlanner {
     }
 
     private func scaled(_ box: Box) -> Box {
-        let w = box.w * options.maskScale, h = box.h * options.maskScale
+        let margin = 2 * AnonymizeOptions.minimumMargin
+        let w = max(box.w * options.maskScale, box.w + margin), h = max(box.h * options.maskScale, box.h + margin)
         return Box(x: box.center.x - w / 2, y: box.center.y - h / 2, w: w, h: h)
     }
 

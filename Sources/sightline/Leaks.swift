@@ -47,7 +47,7 @@ struct Leaks: ParsableCommand {
     @Option(name: .customLong("min-overlap"), help: "Overlap (intersection over union, 0..1) from which a detection in the anonymized frame is the original's face.")
     var minOverlap: Double = LeakAudit.defaultMinOverlap
 
-    @Option(name: .customLong("second-faces"), help: "The second detector check's network, on the full-size frame: yunet, ultraface-640, ultraface or centerface; another one than --faces.")
+    @Option(name: .customLong("second-faces"), help: "The second detector check's network, another one than --faces: yunet or centerface (on the full-size frame), ultraface-640 or ultraface (their fixed input size).")
     var secondFaces: FaceBackend = .yunet
 
     @Option(name: .customLong("second-threshold"), help: "Smallest confidence (0..1) that counts as a face in the second detector check (default: the network's own, 0.9 for yunet).")

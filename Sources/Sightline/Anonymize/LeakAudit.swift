@@ -106,10 +106,10 @@ public enum LeakAudit {
         // Both inputs open (and the identity check's model is found) before any detection: a
         // missing file fails at once. Each input is read again for every further pass.
         var unread: [String: FrameSource] = ["original": try open(original), "anonymized": try open(anonymized)]
-        let (before, after) = (unread["original"]!.info, unread["anonymized"]!.info)
-        if (before.displayWidth, before.displayHeight) != (after.displayWidth, after.displayHeight) {
-            throw SightlineError.framesMismatch(path: anonymized, reason: "frames of \(after.displayWidth)x\(after.displayHeight), "
-                                                + "the original \(original) has \(before.displayWidth)x\(before.displayHeight)")
+        let (given, made) = (unread["original"]!.info, unread["anonymized"]!.info)
+        if (given.displayWidth, given.displayHeight) != (made.displayWidth, made.displayHeight) {
+            throw SightlineError.framesMismatch(path: anonymized, reason: "frames of \(made.displayWidth)x\(made.displayHeight), "
+                                                + "the original \(original) has \(given.displayWidth)x\(given.displayHeight)")
         }
         func source(_ role: String) throws -> FrameSource {
             try unread.removeValue(forKey: role) ?? open(role == "original" ? original : anonymized)

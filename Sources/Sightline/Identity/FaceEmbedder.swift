@@ -67,6 +67,18 @@ final class FaceEmbedder {
                                            knownSHA256: model.verified ? model.sha256 : nil)
     }
 
+    /// SFace's file: `path` (--identity-model) as given, or the installed copy, checked.
+    static func model(path: String?, store: ModelStore = ModelStore()) throws -> ModelFile {
+        let sface = KnownModel.sface
+        if let path, !FileManager.default.isReadableFile(atPath: path) {
+            throw SightlineError.detectorUnavailable(name: sface.name, reason: "--identity-model \(path): not a readable file")
+        }
+        if path == nil, store.installedPath(sface) == nil {
+            throw SightlineError.detectorUnavailable(name: sface.name, reason: "the face embedding model \(sface.file) is not installed (looked in \(store.searchDirectories.joined(separator: ", "))); install it with Scripts/deps/build/sface-model.sh, or pass a file with --identity-model PATH")
+        }
+        return try store.resolve(sface, override: path)
+    }
+
     /// Starts compiling SFace in the background (the first embedding waits for it).
     func prepare() { session.prepare(width: Self.size, height: Self.size) }
 

@@ -22,15 +22,7 @@ public final class IdentityLinker {
     public init(options: IdentityOptions, lanes: Int = 1, shard: Bool = false) throws {
         self.options = options
         self.shard = shard
-        let store = ModelStore()
-        let sface = KnownModel.sface
-        if let path = options.modelPath, !FileManager.default.isReadableFile(atPath: path) {
-            throw SightlineError.detectorUnavailable(name: sface.name, reason: "--identity-model \(path): not a readable file")
-        }
-        if options.modelPath == nil, store.installedPath(sface) == nil {
-            throw SightlineError.detectorUnavailable(name: sface.name, reason: "the face embedding model \(sface.file) is not installed (looked in \(store.searchDirectories.joined(separator: ", "))); install it with Scripts/deps/build/sface-model.sh, or pass a file with --identity-model PATH")
-        }
-        let model = try store.resolve(sface, override: options.modelPath)
+        let model = try FaceEmbedder.model(path: options.modelPath)
         embedders = try (0..<max(1, lanes)).map { _ in try FaceEmbedder(model: model, runtime: options.runtime, workers: max(1, lanes)) }
         schedule = SampleSchedule(options: options, everyCandidate: shard)
     }

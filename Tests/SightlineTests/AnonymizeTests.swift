@@ -33,15 +33,17 @@ final class AnonymizeTests: XCTestCase {
             planner.add(record(i, faces))
         }
         let masks = (0...12).map { planner.masks(for: $0) }
-        XCTAssertEqual(masks[0], [])                                        // 3 frames before: beyond the look-back
-        XCTAssertEqual(masks[1], [Box(x: 100, y: 50, w: 20, h: 20)])        // look-back: the first box
-        XCTAssertEqual(masks[2], [Box(x: 100, y: 50, w: 20, h: 20)])
-        XCTAssertEqual(masks[5], [Box(x: 120, y: 50, w: 20, h: 20)])        // interpolated between 4 and 7
-        XCTAssertEqual(masks[6], [Box(x: 130, y: 50, w: 20, h: 20)])
+        // A 20 px box at scale 1 gets the least margin, 6 px on each side.
+        func margined(_ x: Double) -> Box { Box(x: x - 6, y: 44, w: 32, h: 32) }
+        XCTAssertEqual(masks[0], [])  // 3 frames before: beyond the look-back
+        XCTAssertEqual(masks[1], [margined(100)])  // look-back: the first box
+        XCTAssertEqual(masks[2], [margined(100)])
+        XCTAssertEqual(masks[5], [margined(120)])  // interpolated between 4 and 7
+        XCTAssertEqual(masks[6], [margined(130)])
         // Held after frame 7 for 3 frames, moving on (10 px per frame over 4..7) and growing 2 % a frame.
         XCTAssertEqual(masks[8].count, 1)
         XCTAssertEqual(masks[8][0].center.x, 160, accuracy: 1e-9)
-        XCTAssertEqual(masks[8][0].w, 20.4, accuracy: 1e-9)
+        XCTAssertEqual(masks[8][0].w, 20.4 + 12, accuracy: 1e-9)
         XCTAssertEqual(masks[10][0].center.x, 180, accuracy: 1e-9)
         XCTAssertEqual(masks[11], [])
     }
@@ -171,4 +173,41 @@ final class AnonymizeTests: XCTestCase {
         let badScale = try runProcess(Fixtures.binary, ["anonymize", scene, "-o", out, "--mask-scale", "0.5"])
         XCTAssertEqual(badScale.status, 64)
     }
+
+    /// The crowd scene's exact truth against the default's masks (its face records replayed
+    /// through `MaskPlanner`, as `anonymize` draws them): every face from 16 px up, on every
+    /// frame it is in the truth, is at least 85 % inside a mask. With 40 px as the smallest face
+    /// (the earlier default, on a 960 px wide frame), most faces under 24 px were not.
+    func testTheDefaultCoversEveryFaceOfTheCrowdFrom16Pixels() throws {
+        let (video, truthPath) = try CrowdScene.paths()
+        let dir = try Fixtures.temporaryDirectory(self)
+        let records = dir.appendingPathComponent("faces.jsonl").path
+        try anonymize(video, dir.appendingPathComponent("crowd.mp4").path, ["--records", records])
+        let planner = MaskPlanner(options: AnonymizeOptions())
+        try RecordFile(path: records).frames.forEach(planner.add)
+        var covered: [String: (all: Int, covered: Int)] = [:], missed: [String] = []
+        for frame in try RecordFile(path: truthPath).frames {
+            let masks = planner.masks(for: frame.index)
+            for face in frame.faces where max(face.box.w, face.box.h) >= 16 {
+                let b = face.box
+                // The share of an 8 x 8 grid of points of the face inside an elliptic mask.
+                let points = (0..<64).map { Point(x: b.x + b.w * (Double($0 % 8) + 0.5) / 8, y: b.y + b.h * (Double($0 / 8) + 0.5) / 8) }
+                let inside = points.filter { p in
+                    masks.contains { m in
+                        let u = (p.x - m.center.x) / (m.w / 2), v = (p.y - m.center.y) / (m.h / 2)
+                        return u * u + v * v <= 1
+                    }
+                }.count
+                let size = b.h < 24 ? "16-24 px" : b.h < 40 ? "24-40 px" : "40 px and up"
+                covered[size, default: (0, 0)].all += 1
+                if Double(inside) / 64 >= 0.85 { covered[size, default: (0, 0)].covered += 1 } else {
+                    missed.append("frame \(frame.index): \(b) \(inside) of 64 points covered")
+                }
+            }
+        }
+        let counts = covered.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.covered) of \($0.value.all)" }.joined(separator: ", ")
+        XCTAssertEqual(missed, [], counts)
+        XCTAssertGreaterThan(covered["16-24 px"]?.all ?? 0, 200, "the scene holds small faces: \(counts)")
+    }
 }
+

@@ -153,8 +153,10 @@ public struct ShardMerger {
         return try write(records, to: output)
     }
 
-    /// `line` with the objects of its top-level array `array` put in order of their leading
-    /// `"track"` id (stably); every object's text is kept as it is.
+    /// `line` with the region-searched objects (those with a `source`) of its top-level array
+    /// `array` put in order of their leading `"track"` id (stably), after the detected ones, which
+    /// keep the reader's order (a code missed in its region makes the next frame's codes a whole-
+    /// frame search); every object's text is kept as it is.
     static func sortedByTrack(_ line: String, array: String) -> String {
         let bytes = Array(line.utf8)
         let key = Array("\"\(array)\":[".utf8)
@@ -184,9 +186,13 @@ public struct ShardMerger {
             guard text.hasPrefix("{\"track\":") else { return Int.max }
             return Int(text.dropFirst(9).prefix { $0.isNumber }) ?? Int.max
         }
-        // Each object's id read once, not in every comparison.
-        let sorted = objects.enumerated().map { (id: id($0.element), offset: $0.offset, object: $0.element) }
-            .sorted { ($0.id, $0.offset) < ($1.id, $1.offset) }.map(\.object)
+        let source = Array("\"source\":\"".utf8)
+        func searched(_ object: ArraySlice<UInt8>) -> Bool {
+            object.indices.dropLast(source.count - 1).contains { object[$0..<($0 + source.count)].elementsEqual(source) }
+        }
+        // Each object's id read once, not in every comparison; detected objects sort first, as read.
+        let sorted = objects.enumerated().map { (key: searched($0.element) ? id($0.element) : Int.min, offset: $0.offset, object: $0.element) }
+            .sorted { ($0.key, $0.offset) < ($1.key, $1.offset) }.map(\.object)
         var result = Array(bytes[..<(open + key.count)])
         for (n, object) in sorted.enumerated() {
             if n > 0 { result.append(UInt8(ascii: ",")) }

@@ -135,19 +135,19 @@ public struct ShardMerger {
                 throw SightlineError.shardRejected(path: other.path, reason: "its stream record differs from \(first.path)'s (another file version or other analyze options)")
             }
         }
-        // Frames follow on without gap or overlap.
-        var previous: (path: String, last: FrameRecord)?
+        // Frames follow on without gap or overlap (a gap only between the spans of a refine plan).
+        var previous: (path: String, last: FrameRecord, span: Int?)?
         for r in records {
             if let first = r.frames.first {
                 if let previous {
                     if first.record.index <= previous.last.index {
                         throw SightlineError.shardRejected(path: r.path, reason: String(format: "overlaps %@: frame %d (t=%.6f s) is in both", previous.path, first.record.index, first.record.t))
                     }
-                    if first.record.index != previous.last.index + 1 {
+                    if first.record.index != previous.last.index + 1, r.shard.span == nil || r.shard.span == previous.span {
                         throw SightlineError.shardRejected(path: r.path, reason: String(format: "gap after %@: frames %d to %d (t=%.6f to %.6f s) are in no shard", previous.path, previous.last.index + 1, first.record.index - 1, previous.last.t, first.record.t))
                     }
                 }
-                previous = (r.path, r.frames.last!.record)
+                previous = (r.path, r.frames.last!.record, r.shard.span)
             }
         }
         return try write(records, to: output)
@@ -300,6 +300,8 @@ public struct ShardMerger {
         // A face's track id and the identity written after it, if any.
         let pattern = try NSRegularExpression(pattern: #"\{"track":([0-9]+)(,"identity":[0-9]+)?"#)
         for (k, r) in shards.enumerated() {
+            // No track crosses the gap between two spans of a refine plan.
+            if k > 0, r.shard.span != shards[k - 1].shard.span { try write(ended: tracks.finish()) }
             // This shard's track ids to the merged ones.
             let finalID = unionOf[k].compactMapValues { idOf[$0] }
             // One to one (a merged track claims one track of each shard), so it turns round.

@@ -449,19 +449,22 @@ public final class VideoFileSource {
 
     /// Key frames only: notes the packet's time and says whether it is decoded. A packet without
     /// timestamps (a raw elementary stream) is given its place in decoding order as its pts, as
-    /// a whole read counts such frames.
+    /// a whole read counts such frames, and is sampled by its place at the frame rate.
     private func takeKeyFrame(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
         var time = packet.pointee.pts != sl_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+        var seconds = Double(time) * av_q2d(timeBase) - origin
         if time == sl_nopts_value() {
             time = Int64((origin / av_q2d(timeBase)).rounded()) + Int64(packetsRead)
             packet.pointee.pts = time
+            let rate = info.frameRate
+            seconds = rate.num > 0 && rate.den > 0 ? Double(packetsRead) * Double(rate.den) / Double(rate.num) : 0
         }
         if let last = packetTimes.last, time < last { packetTimesSorted = false }
         packetTimes.append(time)
         packetsRead += 1
         guard (packet.pointee.flags & AV_PKT_FLAG_KEY) != 0 else { return false }
         keyPacketsRead += 1
-        return keyFrameChooser!.take(Double(time) * av_q2d(timeBase) - origin)
+        return keyFrameChooser!.take(seconds)
     }
 
     /// Key frames only: the stream position of the frame whose pts is `pts`, from the packets

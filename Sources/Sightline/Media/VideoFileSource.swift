@@ -334,11 +334,7 @@ public final class VideoFileSource {
         if let grid = uniformGrid {
             return Int((Double(pts - grid.first) / Double(grid.step)).rounded())
         }
-        if let times = scannedPTS {
-            var lo = 0, hi = times.count
-            while lo < hi { let mid = (lo + hi) / 2; if times[mid] < pts { lo = mid + 1 } else { hi = mid } }
-            return lo
-        }
+        if let times = scannedPTS { return Self.countBelow(pts, in: times) }
         return 0
     }
 
@@ -475,8 +471,13 @@ public final class VideoFileSource {
             packetTimes.sort()
             packetTimesSorted = true
         }
-        var lo = 0, hi = packetTimes.count
-        while lo < hi { let mid = (lo + hi) / 2; if packetTimes[mid] < pts { lo = mid + 1 } else { hi = mid } }
+        return Self.countBelow(pts, in: packetTimes)
+    }
+
+    /// How many of the sorted `times` are before `pts`: the stream position of the frame at `pts`.
+    private static func countBelow(_ pts: Int64, in times: [Int64]) -> Int {
+        var lo = 0, hi = times.count
+        while lo < hi { let mid = (lo + hi) / 2; if times[mid] < pts { lo = mid + 1 } else { hi = mid } }
         return lo
     }
 

@@ -51,9 +51,11 @@ final class ScanTests: XCTestCase {
         try jsonLines(Data(contentsOf: URL(fileURLWithPath: path))).filter { $0["type"] as? String == type }
     }
 
-    private func validate(_ path: String) throws {
+    @discardableResult
+    private func validate(_ path: String, valid: Bool = true) throws -> ProcessResult {
         let run = try runProcess("/usr/bin/python3", [Fixtures.repo.appendingPathComponent("Scripts/validate_records.py").path, path])
-        XCTAssertEqual(run.status, 0, run.stdoutText + run.stderr)
+        XCTAssertEqual(run.status, valid ? 0 : 1, run.stdoutText + run.stderr)
+        return run
     }
 
     func testTheFileWithSomethingInItIsFlaggedAroundItAndTheBlankOneIsNot() throws {
@@ -63,6 +65,14 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual(summary.exitCode, 0)
         XCTAssertEqual(summary.flagged, 1)
         try validate(index)
+        // A misspelled key, and totals that do not match the records, are caught.
+        let text = try String(contentsOfFile: index, encoding: .utf8)
+        let broken = dir.appendingPathComponent("broken.jsonl").path
+        try text.replacingOccurrences(of: "\"first_seen\"", with: "\"first_sen\"")
+            .replacingOccurrences(of: "\"samples\":6,", with: "\"samples\":5,").write(toFile: broken, atomically: true, encoding: .utf8)
+        let problems = try validate(broken, valid: false).stdoutText
+        XCTAssertTrue(problems.contains("first_sen"), problems)
+        XCTAssertTrue(problems.contains("scan_totals: samples is 5 but the records of"), problems)
 
         // Every key frame of mixed.mp4 sampled, numbered as analyze numbers it.
         let samples = try records(index, type: "sampled_frame").filter { $0["source"] as? String == (try clip("mixed.mp4")) }

@@ -10,6 +10,11 @@ key is repeated, frames agree with the stream record on which analyzers were off
 comes right before the frame record it names and no track runs across a cut, and the summary's
 counts match the frame records.
 
+An index written by `sightline scan` (first record `scan`) is checked as one: every record against
+its schema, then per file its `scan_file` record (absent for a file that failed), its
+`sampled_frame` records in presentation order, its `span` records in order, its `scan_totals`
+(whose counts must match), and the `scan_summary` last.
+
 usage: Scripts/validate_records.py [--schemas DIR] [--partial] FILE.jsonl [...]   (- reads standard input)
 
 --partial checks the output of a run that was killed: the text after the last newline (a line
@@ -214,6 +219,56 @@ class CodeConfirmationCheck:
         return []
 
 
+def validate_index(records, schemas):
+    """Problems of a scan index given as (line number, record) pairs."""
+    problems = []
+    files = []                      # per file: source, samples, spans
+    current = None
+    for n, (number, record) in enumerate(records):
+        problems += [(number, p) for p in schema_problems(record, schemas)]
+        kind = record.get("type")
+        if n == 0:
+            continue
+        if kind == "scan_summary":
+            if n != len(records) - 1:
+                problems.append((number, "scan_summary before the last line"))
+            expected = {"files": len(files), "failed": sum(f["status"] == "failed" for f in files),
+                        "damaged": sum(f["status"] == "damaged" for f in files), "flagged": sum(f["spans"] > 0 for f in files)}
+            for key, value in expected.items():
+                if record.get(key) != value:
+                    problems.append((number, f"scan_summary: {key} is {record.get(key)!r} but the files give {value}"))
+            continue
+        source = record.get("source")
+        if current is None or current["source"] != source:
+            current = {"source": source, "samples": [], "spans": 0, "status": None, "opened": kind == "scan_file"}
+            files.append(current)
+            if kind not in ("scan_file", "scan_totals"):
+                problems.append((number, f"{kind!r} record of {source!r} before its scan_file record"))
+        elif kind == "scan_file":
+            problems.append((number, f"a second scan_file record of {source!r}"))
+        if kind == "sampled_frame":
+            if current["samples"] and isinstance(record.get("pts"), int) and record["pts"] <= current["samples"][-1]["pts"]:
+                problems.append((number, "sampled_frame not after the previous sample (presentation order)"))
+            current["samples"].append(record)
+        elif kind == "span":
+            current["spans"] += 1
+        elif kind == "scan_totals":
+            current["status"] = record.get("status")
+            samples = current["samples"]
+            expected = {"samples": len(samples), "spans": current["spans"],
+                        "samples_with_faces": sum(bool(s.get("faces")) for s in samples),
+                        "samples_with_codes": sum(bool(s.get("codes")) for s in samples)}
+            for key, value in expected.items():
+                if record.get(key) != value:
+                    problems.append((number, f"scan_totals: {key} is {record.get(key)!r} but the records of {source!r} give {value}"))
+            if (record.get("status") == "failed") == current["opened"]:
+                problems.append((number, f"scan_totals: status {record.get('status')!r}, but {source!r} {'has' if current['opened'] else 'has no'} scan_file record"))
+            current = None
+    if records and records[-1][1].get("type") != "scan_summary":
+        problems.append((records[-1][0], "no scan_summary record at the end"))
+    return problems
+
+
 def validate_file(name, data, schemas, partial=False):
     """Problems as (line number, message), and the number of records read."""
     problems = []
@@ -226,6 +281,12 @@ def validate_file(name, data, schemas, partial=False):
         problems.append((len(lines), "last line does not end with a newline (output cut short?)"))
     if not lines:
         problems.append((1, "empty file: expected a stream record, frame records and a summary record"))
+    elif lines[0].startswith(b'{"type":"scan"'):
+        try:
+            records = [(n, parse_line(raw.decode("utf-8"))) for n, raw in enumerate(lines, start=1)]
+        except (UnicodeDecodeError, ValueError) as e:
+            return problems + [(1, f"not a scan index of JSON records: {e}")], 0
+        return problems + validate_index(records, schemas), len(records)
 
     records = 0
     last_type = None

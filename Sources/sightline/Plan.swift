@@ -9,16 +9,22 @@ struct Plan: ParsableCommand {
             Each line names the input, the shard's start, duration and warm-up, the output file the \
             shard's run writes and the merged file of its input, and the `sightline` arguments that \
             run it (`args`; add the same detector options to every shard). The last shard of an \
-            input has no duration: it runs to the end of the stream. Run every shard, then \
+            input has no duration: it runs to the end of the stream. With --from-scan, only the \
+            spans of a `sightline scan` index are planned, each with its warm-up (spans closer \
+            than the warm-up run as one); the merged file of an input then holds the frames of \
+            its spans, each as the whole run writes it. Run every shard, then \
             `sightline merge PLAN`. The output folder is created when it is not there. Exit 66 when \
             an input is missing, 65 when it is not a video, 73 when the output folder cannot be created.
             """
     )
 
     @Argument(help: "Video files, or folders (their video files, by name).")
-    var inputs: [String]
+    var inputs: [String] = []
 
-    @Option(name: .customLong("shard-length"), help: ArgumentHelp("Length of each shard in seconds.", valueName: "SECONDS"))
+    @Option(name: .customLong("from-scan"), help: ArgumentHelp("Plan the spans of this index written by sightline scan (where something was seen), instead of whole inputs.", valueName: "INDEX.jsonl"))
+    var fromScan: String?
+
+    @Option(name: .customLong("shard-length"), help: ArgumentHelp("Length of each shard in seconds (with --from-scan: spans longer than this are cut).", valueName: "SECONDS"))
     var shardLength: Double?
 
     @Option(help: "Cut each input into this many shards of equal length instead.")
@@ -40,7 +46,13 @@ struct Plan: ParsableCommand {
     var stream: Int?
 
     func validate() throws {
-        if (shardLength == nil) == (shards == nil) { throw ValidationError("Give one of --shard-length and --shards.") }
+        if let fromScan {
+            if !inputs.isEmpty { throw ValidationError("Give inputs or --from-scan \(fromScan), not both.") }
+            if shards != nil || keyframes { throw ValidationError("--shards and --keyframes do not apply to --from-scan (its spans are the shards).") }
+        } else {
+            if inputs.isEmpty { throw ValidationError("Give the inputs to plan, or --from-scan INDEX.") }
+            if (shardLength == nil) == (shards == nil) { throw ValidationError("Give one of --shard-length and --shards.") }
+        }
         if let shardLength, !(shardLength > 0 && shardLength.isFinite) { throw ValidationError("--shard-length must be more than 0 seconds.") }
         if let shards, !(1...100_000).contains(shards) { throw ValidationError("--shards must be between 1 and 100000, not \(shards).") }
         if !(warmup >= 0 && warmup.isFinite) { throw ValidationError("--warmup must be a time of 0 seconds or more.") }
@@ -48,6 +60,16 @@ struct Plan: ParsableCommand {
 
     func run() throws {
         VideoFileSource.showLibraryWarnings(false)
+        if let fromScan {
+            let planner = ShardPlanner(shardLength: shardLength, targetCount: nil, warmup: warmup, atKeyframes: false,
+                                       outputDirectory: outputDirectory)
+            let planned = planner.shards(of: try ScanIndex(path: fromScan))
+            if planned.isEmpty { FileHandle.standardError.write(Data("sightline: \(fromScan): no spans (nothing was seen): nothing to plan\n".utf8)) }
+            try planner.createOutputDirectory()
+            let writer = try JSONLinesWriter(path: output)
+            for shard in planned { try writer.write(shard.json) }
+            return
+        }
         let files = try ShardPlanner.expand(inputs)
         guard !files.isEmpty else { throw ValidationError("No video files in \(inputs.joined(separator: ", ")).") }
         let planner = ShardPlanner(shardLength: shardLength, targetCount: shards, warmup: warmup, atKeyframes: keyframes,

@@ -17,7 +17,7 @@ struct SightlineCommand: ParsableCommand {
             CommandGroup(name: "Analyze", subcommands: [Analyze.self, Capture.self, Devices.self, Tracks.self, People.self]),
             CommandGroup(name: "Draw and anonymize", subcommands: [Render.self, Snapshot.self, Anonymize.self, Leaks.self]),
             CommandGroup(name: "Check and share results", subcommands: [Audit.self, Diff.self, Report.self, Export.self]),
-            CommandGroup(name: "Archives on a cluster", subcommands: [Plan.self, Merge.self]),
+            CommandGroup(name: "Archives on a cluster", subcommands: [Scan.self, Plan.self, Merge.self]),
             CommandGroup(name: "Models", subcommands: [Models.self]),
         ]
     )

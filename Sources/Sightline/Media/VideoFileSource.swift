@@ -67,10 +67,15 @@ public struct SourceOptions: Sendable {
     public var decoderThreads = 0
     /// Keep the best audio stream's packets for copying into a rendered video (whole file only).
     public var keepAudio = false
+    /// Decode only these key frames (`sightline scan`; whole file only): every packet is read,
+    /// the others are never decoded.
+    public var keyFrames: KeyFrameSampling?
 
     public init(streamIndex: Int? = nil, start: Double? = nil, duration: Double? = nil, warmup: Double = 0,
-                allowNetwork: Bool = false, decoderThreads: Int = 0, keepAudio: Bool = false) {
+                allowNetwork: Bool = false, decoderThreads: Int = 0, keepAudio: Bool = false,
+                keyFrames: KeyFrameSampling? = nil) {
         self.keepAudio = keepAudio
+        self.keyFrames = keyFrames
         self.warmup = warmup
         self.streamIndex = streamIndex
         self.start = start
@@ -115,6 +120,14 @@ public final class VideoFileSource {
     /// The last frame decoded before the first one delivered (after a seek): what shot-cut
     /// detection compares the first frame with.
     public private(set) var frameBeforeStart: VideoFrame?
+    /// Key frames only: which to decode, and the time of every packet of the stream read so far
+    /// (a frame's stream position is the number of packets presented before it).
+    private var keyFrameChooser: KeyFrameSampling.Chooser?
+    private var packetTimes: [Int64] = []
+    private var packetTimesSorted = true
+    /// Video packets read, and how many of them were key frames (key frames only).
+    public private(set) var packetsRead = 0
+    public private(set) var keyPacketsRead = 0
     /// The audio stream whose packets are kept (`keepAudio`), and the packets not taken yet.
     let audioStream: UnsafeMutablePointer<AVStream>?
     private let audio = AudioPackets()
@@ -192,6 +205,11 @@ public final class VideoFileSource {
         codec.pointee.thread_count = Int32(options.decoderThreads)
         codec.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         codec.pointee.pkt_timebase = stream.pointee.time_base
+        if let keyFrames = options.keyFrames {
+            // Belt and braces: only key packets are sent, and the decoder drops anything else.
+            codec.pointee.skip_frame = AVDISCARD_NONKEY
+            keyFrameChooser = KeyFrameSampling.Chooser(keyFrames)
+        }
         ret = avcodec_open2(codec, decoder, nil)
         if ret < 0 {
             throw SightlineError.notMedia(path: path, reason: "cannot open the \(String(cString: decoder.pointee.name)) decoder: \(FFmpegError(ret))")
@@ -316,11 +334,7 @@ public final class VideoFileSource {
         if let grid = uniformGrid {
             return Int((Double(pts - grid.first) / Double(grid.step)).rounded())
         }
-        if let times = scannedPTS {
-            var lo = 0, hi = times.count
-            while lo < hi { let mid = (lo + hi) / 2; if times[mid] < pts { lo = mid + 1 } else { hi = mid } }
-            return lo
-        }
+        if let times = scannedPTS { return Self.countBelow(pts, in: times) }
         return 0
     }
 
@@ -393,9 +407,10 @@ public final class VideoFileSource {
     /// A container that indexes its frames (MP4, MOV) tells how many there should be: fewer means
     /// the file was cut short.
     private func noteEarlyEnd() {
+        let seen = keyFrameChooser == nil ? delivered + damage.outOfOrderFrames : packetsRead
         guard damage.readError == nil, startSeconds == nil, endSeconds == nil,
-              let expected = info.frameCountHint, delivered + damage.outOfOrderFrames < expected else { return }
-        damage.readError = "truncated: the file ends after \(delivered) of \(expected) frames"
+              let expected = info.frameCountHint, seen < expected else { return }
+        damage.readError = "truncated: the file ends after \(seen) of \(expected) frames"
     }
 
     /// Reads one packet of the chosen stream into the decoder; at the end, starts draining.
@@ -421,10 +436,49 @@ public final class VideoFileSource {
         if (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 {
             damage.corruptFrames += 1
         }
+        if keyFrameChooser != nil, !takeKeyFrame(packet) { return }
         let sent = avcodec_send_packet(codec, packet)
         if sent < 0 && sent != sl_averror(EAGAIN) {
             damage.corruptFrames += 1
         }
+    }
+
+    /// Key frames only: notes the packet's time and says whether it is decoded. A packet without
+    /// timestamps (a raw elementary stream) is given its place in decoding order as its pts, as
+    /// a whole read counts such frames, and is sampled by its place at the frame rate.
+    private func takeKeyFrame(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        var time = packet.pointee.pts != sl_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+        var seconds = Double(time) * av_q2d(timeBase) - origin
+        if time == sl_nopts_value() {
+            time = Int64((origin / av_q2d(timeBase)).rounded()) + Int64(packetsRead)
+            packet.pointee.pts = time
+            let rate = info.frameRate
+            seconds = rate.num > 0 && rate.den > 0 ? Double(packetsRead) * Double(rate.den) / Double(rate.num) : 0
+        }
+        if let last = packetTimes.last, time < last { packetTimesSorted = false }
+        packetTimes.append(time)
+        packetsRead += 1
+        guard (packet.pointee.flags & AV_PKT_FLAG_KEY) != 0 else { return false }
+        keyPacketsRead += 1
+        return keyFrameChooser!.take(seconds)
+    }
+
+    /// Key frames only: the stream position of the frame whose pts is `pts`, from the packets
+    /// read so far (final once the stream has been read to its end: a frame shown before a key
+    /// frame may be stored after it).
+    public func streamPosition(ofPTS pts: Int64) -> Int {
+        if !packetTimesSorted {
+            packetTimes.sort()
+            packetTimesSorted = true
+        }
+        return Self.countBelow(pts, in: packetTimes)
+    }
+
+    /// How many of the sorted `times` are before `pts`: the stream position of the frame at `pts`.
+    private static func countBelow(_ pts: Int64, in times: [Int64]) -> Int {
+        var lo = 0, hi = times.count
+        while lo < hi { let mid = (lo + hi) / 2; if times[mid] < pts { lo = mid + 1 } else { hi = mid } }
+        return lo
     }
 
     /// Wraps a decoded frame as a `VideoFrame`, or nil when it lies outside --start/--duration.
@@ -436,7 +490,7 @@ public final class VideoFileSource {
         if pts == sl_nopts_value() { pts = Int64(((origin / tb) + Double(delivered)).rounded()) }   // no timing at all: count frames
         let seconds = Double(pts) * tb - origin
         if firstPosition == nil { firstPosition = seeked ? positionBase(pts: pts) : 0 }
-        let position = firstPosition! + decodedSinceSeek
+        let position = keyFrameChooser == nil ? firstPosition! + decodedSinceSeek : streamPosition(ofPTS: pts)
         if let start = startSeconds, seconds < start - 1e-9 {
             decodedSinceSeek += 1
             if let clone = av_frame_clone(decoded) {

@@ -55,50 +55,66 @@ extension CodeObservation {
 
 private func rational(_ r: (num: Int, den: Int)) -> JSON { .array([.int(Int64(r.num)), .int(Int64(r.den))]) }
 
+extension FaceDetectorOptions {
+    /// The face detector's settings as the `stream` and `scan` records give them; the network
+    /// input only for a known frame size.
+    func recordJSON(frameSize: (width: Int, height: Int)?) -> JSON {
+        var members: [(String, JSON)] = [("backend", .string(backend.rawValue))]
+        if let known = backend.model {
+            members += [("runtime", .string(runtimeVersion ?? runtime.rawValue))]
+            // The precision in effect (records written before it was a member meant f32).
+            members.append(("precision", .string(precision.rawValue)))
+            members += [
+                        ("model", .string(model?.path ?? modelPath ?? known.file)),
+                        ("sha256", model.map { .string($0.sha256) } ?? .null),
+                        ("verified", .bool(model?.verified ?? false)),
+                        ("threshold", .fixed(effectiveThreshold, digits: Precision.score)),
+                        ("nms_iou", .fixed(nmsIoU, digits: 2)),
+                        ("min_face", .int(Int64(minFace)))]
+            if known.kind.fixedInput == nil {
+                members.append(("detect_width", .int(Int64(detectWidth))))
+            }
+            // The network input for this stream's frames (width, height).
+            if let frameSize, let input = networkInputSize(width: frameSize.width, height: frameSize.height) {
+                members.append(("input_size", .array([.int(Int64(input.width)), .int(Int64(input.height))])))
+            }
+            members.append(("color", .bool(color)))
+        } else if backend != .off {
+            members += [("cascade", .string(backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),
+                        ("min_face", .int(Int64(minFace))),
+                        ("detect_width", .int(Int64(detectWidth))),
+                        ("scale_factor", .fixed(scaleFactor, digits: 2)),
+                        ("min_neighbors", .int(Int64(minNeighbors)))]
+        }
+        if backend != .off { members.append(("attributes", .bool(attributes))) }
+        return .object(members)
+    }
+}
+
+extension CodeReaderOptions {
+    /// The code reader's settings as the `stream` and `scan` records give them; `fullEvery`: the
+    /// whole-frame search's stride (nil: every frame analyzed gets it).
+    func recordJSON(fullEvery: Int?) -> JSON {
+        var members: [(String, JSON)] = [("backend", .string(backend.rawValue))]
+        if backend != .off {
+            members.append(("symbologies", .array(effectiveSymbologies.map { .string($0.rawValue) })))
+        }
+        if backend == .zxing {
+            members += [("try_harder", .bool(tryHarder)), ("try_rotate", .bool(tryRotate)),
+                        ("try_invert", .bool(tryInvert)), ("try_downscale", .bool(tryDownscale)),
+                        ("binarizer", .string(binarizer.rawValue)), ("text_mode", .string(textMode.rawValue))]
+            if let fullEvery { members.append(("full_every", .int(Int64(fullEvery)))) }
+        }
+        return .object(members)
+    }
+}
+
 extension StreamRecord {
     public var json: JSON {
         let s = stream
         var analyzers: [(String, JSON)] = []
-        var faceMembers: [(String, JSON)] = [("backend", .string(faces.backend.rawValue))]
-        if let known = faces.backend.model {
-            faceMembers += [("runtime", .string(faces.runtimeVersion ?? faces.runtime.rawValue))]
-            // The precision in effect (records written before it was a member meant f32).
-            faceMembers.append(("precision", .string(faces.precision.rawValue)))
-            faceMembers += [
-                            ("model", .string(faces.model?.path ?? faces.modelPath ?? known.file)),
-                            ("sha256", faces.model.map { .string($0.sha256) } ?? .null),
-                            ("verified", .bool(faces.model?.verified ?? false)),
-                            ("threshold", .fixed(faces.effectiveThreshold, digits: Precision.score)),
-                            ("nms_iou", .fixed(faces.nmsIoU, digits: 2)),
-                            ("min_face", .int(Int64(faces.minFace)))]
-            if known.kind.fixedInput == nil {
-                faceMembers.append(("detect_width", .int(Int64(faces.detectWidth))))
-            }
-            // The network input for this stream's frames (width, height).
-            if let input = faces.networkInputSize(width: s.displayWidth, height: s.displayHeight) {
-                faceMembers.append(("input_size", .array([.int(Int64(input.width)), .int(Int64(input.height))])))
-            }
-            faceMembers.append(("color", .bool(faces.color)))
-        } else if faces.backend != .off {
-            faceMembers += [("cascade", .string(faces.backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),
-                            ("min_face", .int(Int64(faces.minFace))),
-                            ("detect_width", .int(Int64(faces.detectWidth))),
-                            ("scale_factor", .fixed(faces.scaleFactor, digits: 2)),
-                            ("min_neighbors", .int(Int64(faces.minNeighbors)))]
-        }
-        if faces.backend != .off { faceMembers.append(("attributes", .bool(faces.attributes))) }
-        analyzers.append(("faces", .object(faceMembers)))
-        var codeMembers: [(String, JSON)] = [("backend", .string(codes.backend.rawValue))]
-        if codes.backend != .off {
-            codeMembers.append(("symbologies", .array(codes.effectiveSymbologies.map { .string($0.rawValue) })))
-        }
-        if codes.backend == .zxing {
-            codeMembers += [("try_harder", .bool(codes.tryHarder)), ("try_rotate", .bool(codes.tryRotate)),
-                            ("try_invert", .bool(codes.tryInvert)), ("try_downscale", .bool(codes.tryDownscale)),
-                            ("binarizer", .string(codes.binarizer.rawValue)), ("text_mode", .string(codes.textMode.rawValue)),
-                            ("full_every", .int(Int64(schedule.codeFullEvery)))]
-        }
-        analyzers.append(("codes", .object(codeMembers)))
+        analyzers.append(("faces", faces.recordJSON(frameSize: (s.displayWidth, s.displayHeight))))
+        analyzers.append(("codes", codes.recordJSON(fullEvery: schedule.codeFullEvery)))
         analyzers.append(("tracking", .object([("max_gap", .int(Int64(tracking.maxGap))),
                                                ("detect_every", .int(Int64(tracking.detectEvery))),
                                                ("confirm_reads", .int(Int64(tracking.codeConfirmation.reads))),

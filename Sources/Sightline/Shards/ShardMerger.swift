@@ -135,26 +135,28 @@ public struct ShardMerger {
                 throw SightlineError.shardRejected(path: other.path, reason: "its stream record differs from \(first.path)'s (another file version or other analyze options)")
             }
         }
-        // Frames follow on without gap or overlap.
-        var previous: (path: String, last: FrameRecord)?
+        // Frames follow on without gap or overlap (a gap only between the spans of a refine plan).
+        var previous: (path: String, last: FrameRecord, span: Int?)?
         for r in records {
             if let first = r.frames.first {
                 if let previous {
                     if first.record.index <= previous.last.index {
                         throw SightlineError.shardRejected(path: r.path, reason: String(format: "overlaps %@: frame %d (t=%.6f s) is in both", previous.path, first.record.index, first.record.t))
                     }
-                    if first.record.index != previous.last.index + 1 {
+                    if first.record.index != previous.last.index + 1, r.shard.span == nil || r.shard.span == previous.span {
                         throw SightlineError.shardRejected(path: r.path, reason: String(format: "gap after %@: frames %d to %d (t=%.6f to %.6f s) are in no shard", previous.path, previous.last.index + 1, first.record.index - 1, previous.last.t, first.record.t))
                     }
                 }
-                previous = (r.path, r.frames.last!.record)
+                previous = (r.path, r.frames.last!.record, r.shard.span)
             }
         }
         return try write(records, to: output)
     }
 
-    /// `line` with the objects of its top-level array `array` put in order of their leading
-    /// `"track"` id (stably); every object's text is kept as it is.
+    /// `line` with the region-searched objects (those with a `source`) of its top-level array
+    /// `array` put in order of their leading `"track"` id (stably), after the detected ones, which
+    /// keep the reader's order (a code missed in its region makes the next frame's codes a whole-
+    /// frame search); every object's text is kept as it is.
     static func sortedByTrack(_ line: String, array: String) -> String {
         let bytes = Array(line.utf8)
         let key = Array("\"\(array)\":[".utf8)
@@ -184,9 +186,13 @@ public struct ShardMerger {
             guard text.hasPrefix("{\"track\":") else { return Int.max }
             return Int(text.dropFirst(9).prefix { $0.isNumber }) ?? Int.max
         }
-        // Each object's id read once, not in every comparison.
-        let sorted = objects.enumerated().map { (id: id($0.element), offset: $0.offset, object: $0.element) }
-            .sorted { ($0.id, $0.offset) < ($1.id, $1.offset) }.map(\.object)
+        let source = Array("\"source\":\"".utf8)
+        func searched(_ object: ArraySlice<UInt8>) -> Bool {
+            object.indices.dropLast(source.count - 1).contains { object[$0..<($0 + source.count)].elementsEqual(source) }
+        }
+        // Each object's id read once, not in every comparison; detected objects sort first, as read.
+        let sorted = objects.enumerated().map { (key: searched($0.element) ? id($0.element) : Int.min, offset: $0.offset, object: $0.element) }
+            .sorted { ($0.key, $0.offset) < ($1.key, $1.offset) }.map(\.object)
         var result = Array(bytes[..<(open + key.count)])
         for (n, object) in sorted.enumerated() {
             if n > 0 { result.append(UInt8(ascii: ",")) }
@@ -294,6 +300,8 @@ public struct ShardMerger {
         // A face's track id and the identity written after it, if any.
         let pattern = try NSRegularExpression(pattern: #"\{"track":([0-9]+)(,"identity":[0-9]+)?"#)
         for (k, r) in shards.enumerated() {
+            // No track crosses the gap between two spans of a refine plan.
+            if k > 0, r.shard.span != shards[k - 1].shard.span { try write(ended: tracks.finish()) }
             // This shard's track ids to the merged ones.
             let finalID = unionOf[k].compactMapValues { idOf[$0] }
             // One to one (a merged track claims one track of each shard), so it turns round.

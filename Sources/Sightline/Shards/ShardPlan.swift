@@ -13,9 +13,13 @@ public struct Shard: Sendable, Equatable {
     /// Where the shard's records go (`analyze -o`), and the merged file of its input.
     public var output: String
     public var merged: String
+    /// A refine plan's shard (`plan --from-scan`): the number of the scan span it belongs to.
+    /// Spans leave gaps between them, which `merge` accepts; tracks do not cross them.
+    public var span: Int?
 
     public init(input: String, number: Int, count: Int, start: Double, duration: Double?, warmup: Double,
-                output: String, merged: String) {
+                output: String, merged: String, span: Int? = nil) {
+        self.span = span
         self.input = input
         self.number = number
         self.count = count
@@ -37,7 +41,8 @@ public struct Shard: Sendable, Equatable {
     /// The plan's line for this shard.
     public var json: JSON {
         .object([("type", .string("shard")), ("input", .string(input)), ("shard", .int(Int64(number))),
-                 ("shards", .int(Int64(count))), ("start", .fixed(start, digits: 6)),
+                 ("shards", .int(Int64(count)))] + (span.map { [("span", JSON.int(Int64($0)))] } ?? []) + [
+                 ("start", .fixed(start, digits: 6)),
                  ("duration", duration.map { .fixed($0, digits: 6) } ?? .null),
                  ("warmup", .fixed(warmup, digits: 6)), ("output", .string(output)), ("merged", .string(merged)),
                  ("args", .array(arguments.map { .string($0) }))])
@@ -52,7 +57,7 @@ public struct Shard: Sendable, Equatable {
             throw RecordShapeError("not a shard line of sightline plan (type shard with input, shard, shards, start, duration, warmup, output, merged)")
         }
         self.init(input: input, number: n, count: count, start: start, duration: number("duration"), warmup: warmup,
-                  output: output, merged: merged)
+                  output: output, merged: merged, span: (o["span"] as? NSNumber)?.intValue)
     }
 }
 
@@ -81,11 +86,13 @@ public struct ShardPlanner {
                                                "mpeg", "flv", "wmv", "3gp", "mxf", "ogv"]
 
     /// The files of `inputs`: files as given, folders as their video files sorted by name.
-    public static func expand(_ inputs: [String]) throws -> [String] {
+    /// `keepMissing`: a path that does not exist is kept as a file (whoever opens it reports it).
+    public static func expand(_ inputs: [String], keepMissing: Bool = false) throws -> [String] {
         var files: [String] = []
         for input in inputs {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+                if keepMissing { files.append(input); continue }
                 throw SightlineError.inputUnreadable(path: input, reason: "No such file or directory")
             }
             if isDirectory.boolValue {
@@ -125,6 +132,46 @@ public struct ShardPlanner {
                          output: (outputDirectory as NSString).appendingPathComponent(String(format: "%@.shard-%04d.jsonl", stem, n)),
                          merged: merged)
         }
+    }
+
+    /// The shards of a refine plan for one input (`plan --from-scan`): one per span of a scan,
+    /// each with the warm-up before it, cut at `shardLength` when one is set. Spans closer than
+    /// the warm-up are run as one, so no shard's warm-up reaches into another span.
+    public func shards(input: String, spans: [ScanSpan], stem: String) -> [Shard] {
+        var runs: [(start: Double, end: Double?)] = []
+        for span in spans {
+            if let last = runs.last, let lastEnd = last.end, span.start - lastEnd < warmup + 1e-6 {
+                runs[runs.count - 1].end = span.end
+            } else {
+                runs.append((span.start, span.end))
+            }
+        }
+        var pieces: [(span: Int, start: Double, end: Double?)] = []
+        for (n, run) in runs.enumerated() {
+            var start = run.start
+            if let shardLength {
+                while (run.end.map { $0 - start > shardLength + 1e-6 } ?? false) {
+                    let cut = ((start + shardLength) * 1e6).rounded() / 1e6
+                    pieces.append((n, start, cut))
+                    start = cut
+                }
+            }
+            pieces.append((n, start, run.end))
+        }
+        let merged = (outputDirectory as NSString).appendingPathComponent(stem + ".jsonl")
+        return pieces.enumerated().map { k, piece in
+            Shard(input: input, number: k, count: pieces.count, start: piece.start,
+                  duration: piece.end.map { (($0 - piece.start) * 1e6).rounded() / 1e6 },
+                  warmup: min(warmup, piece.start),
+                  output: (outputDirectory as NSString).appendingPathComponent(String(format: "%@.shard-%04d.jsonl", stem, k)),
+                  merged: merged, span: piece.span)
+        }
+    }
+
+    /// The refine plan of a scan index: the shards of every file with spans, in the index's order.
+    public func shards(of index: ScanIndex) -> [Shard] {
+        let stems = Self.stems(index.files.map(\.source))
+        return zip(index.files, stems).flatMap { file, stem in shards(input: file.source, spans: file.spans, stem: stem) }
     }
 
     /// Creates the output folder (and its parents) if it is not there, so the shards run as

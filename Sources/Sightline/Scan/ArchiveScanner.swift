@@ -60,6 +60,7 @@ public final class ArchiveScanner: Sendable {
             return file
         }
         file.info = source.info
+        analyzers.first?.prepare(width: source.info.displayWidth, height: source.info.displayHeight)
         var samples: [FrameRecord] = []
         var batch: [VideoFrame] = []
         func analyzeBatch() {

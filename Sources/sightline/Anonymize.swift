@@ -47,7 +47,7 @@ struct Anonymize: ParsableCommand {
 
     @OptionGroup var detector: DNNDetectorOptions
 
-    @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for detection (0: full size; see analyze --face-width).")
+    @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for detection, as far as --min-face allows (with the default 16 it stays full size; 0: full size; see analyze --face-width).")
     var faceWidth: Int = 640
 
     @Option(name: .customLong("min-face"), help: "Smallest face to cover, in pixels of the displayed frame. The default, 16, runs the detector on the full-size frame; 40 runs it on a frame scaled so that a 40 px face is 20 px (faster, coarser).")

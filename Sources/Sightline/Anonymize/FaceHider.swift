@@ -98,7 +98,7 @@ final class FaceHider {
 private struct BlockMeans {
     let x0: Int, y0: Int, cell: Int, columns: Int, rows: Int
     let means: [Double]
-    /// The region's mean, which blur pulls the block means towards.
+    /// The region's mean, which blur and pixelate pull a luma plane's block means towards.
     let mean: Double
 
     init(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, x0: Int, y0: Int, x1: Int, y1: Int, cell: Int) {

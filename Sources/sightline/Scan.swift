@@ -66,13 +66,15 @@ struct Scan: ParsableCommand {
         let files = try ShardPlanner.expand(inputs, keepMissing: true)
         guard !files.isEmpty else { throw ValidationError("No video files in \(inputs.joined(separator: ", ")).") }
         let index = try JSONLinesWriter(path: output)
-        let progress = ScanProgress(enabled: !quiet && isatty(STDERR_FILENO) != 0, files: files.count)
+        // Files done, and the last one's samples and spans.
+        let progress = ProgressLine(quiet: quiet, totalFrames: nil)
         let summary = try scanner.scan(files, into: index) { file, done in
-            progress.clear()
+            progress.finish()
             if let note = note(file) { FileHandle.standardError.write(Data("sightline: \(note)\n".utf8)) }
-            progress.show(done: done, last: file)
+            progress.show("scan: \(done)/\(files.count) files  \((file.source as NSString).lastPathComponent): "
+                          + "\(file.samples.count) samples, \(file.spans.count) spans")
         }
-        progress.clear()
+        progress.finish()
         if !quiet {
             let line = String(format: "scan: %d files, %d with something seen (%.1f of %.1f s of video in spans), %d damaged, %d failed\n",
                               summary.files, summary.flagged, summary.spanSeconds, summary.videoSeconds, summary.damaged, summary.failed)
@@ -90,31 +92,5 @@ struct Scan: ParsableCommand {
             guard file.allIntra, every == nil else { return nil }
             return String(format: "%@: every frame is a key frame (all-intra): sampled at most one every %g s (--min-spacing)", file.source, minSpacing)
         }
-    }
-}
-
-/// One self-overwriting line on standard error (a terminal only): files done, the last one's samples and spans.
-private final class ScanProgress {
-    private let enabled: Bool
-    private let files: Int
-    private var shown = false
-
-    init(enabled: Bool, files: Int) {
-        self.enabled = enabled
-        self.files = files
-    }
-
-    func show(done: Int, last: ScannedFile) {
-        guard enabled else { return }
-        let name = (last.source as NSString).lastPathComponent
-        FileHandle.standardError.write(Data("\rscan: \(done)/\(files) files  \(name): \(last.samples.count) samples, \(last.spans.count) spans   ".utf8))
-        shown = true
-    }
-
-    /// Ends the line, so another line can follow.
-    func clear() {
-        guard shown else { return }
-        shown = false
-        FileHandle.standardError.write(Data("\n".utf8))
     }
 }

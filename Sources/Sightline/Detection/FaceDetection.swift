@@ -228,7 +228,7 @@ public final class DNNFaceDetector: FaceDetecting {
     }
 
     func prepare(width: Int, height: Int) {
-        let input = kind.inputSize(width: width, height: height, detectWidth: options.detectWidth, minFace: options.minFace)
+        let input = inputSize(displayW: width, displayH: height)
         session.prepare(width: input.width, height: input.height)
     }
 
@@ -284,7 +284,12 @@ public final class DNNFaceDetector: FaceDetecting {
     private func sizes(_ frame: VideoFrame) -> (displayW: Int, displayH: Int, input: (width: Int, height: Int)) {
         let turned = frame.rotation.swapsAxes
         let displayW = turned ? frame.luma.height : frame.luma.width, displayH = turned ? frame.luma.width : frame.luma.height
-        return (displayW, displayH, kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: options.minFace))
+        return (displayW, displayH, inputSize(displayW: displayW, displayH: displayH))
+    }
+
+    /// The network's input for the whole of a displayed frame of this size.
+    private func inputSize(displayW: Int, displayH: Int) -> (width: Int, height: Int) {
+        kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: options.minFace)
     }
 
     /// Whether one whole-frame detection of `frame` gives the network fewer pixels than region

@@ -47,7 +47,7 @@ public final class ProgressLine: FrameSink {
         let elapsed = now - started
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let fps = wall > 0 ? Double(frames) / wall : 0
-        var line = String(format: "\rframes %d", frames)
+        var line = String(format: "frames %d", frames)
         if let totalFrames, totalFrames > 0 {
             line += String(format: "/%d (%.0f%%)", totalFrames, min(100, 100 * Double(frames) / Double(totalFrames)))
         }
@@ -57,7 +57,13 @@ public final class ProgressLine: FrameSink {
         }
         let note = note()
         if !note.isEmpty { line += "  " + note }
-        FileHandle.standardError.write(Data((line + "   ").utf8))
+        show(line)
+    }
+
+    /// Draws `text` as the line (a command whose progress is not frames: `scan`'s files).
+    public func show(_ text: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data(("\r" + text + "   ").utf8))
         drewSomething = true
     }
 

@@ -40,7 +40,7 @@ struct Report: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output on standard error.")
     var quiet = false
 
-    @OptionGroup var decoding: InputOptions
+    @OptionGroup(title: "Input") var decoding: InputOptions
 
     func validate() throws {
         if output.isEmpty || output == "-" { throw ValidationError("-o must name a file (the page is renamed into place when complete).") }
@@ -52,7 +52,7 @@ struct Report: ParsableCommand {
         // The records are read once, from start to end: streamed into the collector (through the
         // replay with --video), which keeps them for the audit with --truth.
         let reader = try RecordStreamReader(path: records)
-        let collector = ReportCollector(expectedFrames: ReportCollector.expectedFrames(stream: reader.stream))
+        let collector = ReportCollector(expectedFrames: reader.stream.expectedFrames)
         collector.keepsRecords = truth != nil
         var thumbnails: [Int: Data] = [:]
         var damage: DecodeDamage?
@@ -86,7 +86,7 @@ struct Report: ParsableCommand {
             let options = AuditOptions(iou: iou, matching: match, perFrame: true)
             audit = try Auditor(options: options).audit(predicted: predicted, truth: truthFile)
         }
-        let report = ReportPage(streamLine: reader.streamLine, summaryLine: reader.summaryLine, recordsName: records, videoName: video,
+        let report = ReportPage(streamLine: reader.stream.line, summaryLine: reader.summaryLine, recordsName: records, videoName: video,
                                 truthName: truth, collector: collector, thumbnails: thumbnails, audit: audit, people: reader.identities)
         try page.commit(report.html())
         if let damage, let video { throw SightlineError.inputDamaged(path: video, reason: "\(damage) (\(collector.frames) frames read)") }

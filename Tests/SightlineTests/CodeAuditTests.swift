@@ -14,7 +14,7 @@ final class CodeAuditTests: XCTestCase {
         let frames = codes.enumerated().map { i, c in
             FrameRecord(index: i, pts: 0, t: Double(i) / 30, faceStatus: .off, codeStatus: .ok, faces: [], codes: c)
         }
-        var file = RecordFile(stream: ["type": "stream", "frame_rate": [30, 1]], frames: frames, summary: nil)
+        var file = RecordFile(stream: StreamHeader(RecordFields(["type": "stream", "frame_rate": [30, 1]]), line: ""), frames: frames, summary: nil)
         file.path = path
         return file
     }

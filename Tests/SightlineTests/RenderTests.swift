@@ -114,8 +114,8 @@ final class RenderTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130)
         let summary = try XCTUnwrap(try RecordFile(path: records).summary)
-        XCTAssertEqual(summary["interrupted"] as? Bool, true)
-        XCTAssertEqual(try Media.ptsList(out).count, summary["frames"] as? Int)
+        XCTAssertTrue(summary.interrupted)
+        XCTAssertEqual(try Media.ptsList(out).count, summary.frames)
     }
 
     func testAudioIsCopiedUnchanged() throws {

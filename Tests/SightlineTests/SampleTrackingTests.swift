@@ -38,7 +38,7 @@ final class SampleTrackingTests: XCTestCase {
         let run = try XCTUnwrap(SampleTruthTests.defaultRun)
         XCTAssertEqual(run.status, 0, run.stderr)
         let truth = try RecordFile(path: Fixtures.sampleTruth)
-        let objects = try XCTUnwrap(truth.stream?["objects"] as? [[String: Any]])
+        let objects = try XCTUnwrap(truth.stream?.fields.object["objects"] as? [[String: Any]])
         let trackRecords = try tracks(run.stdout)
         XCTAssertEqual(trackRecords.count, objects.count)
 

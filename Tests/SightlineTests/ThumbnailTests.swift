@@ -82,7 +82,7 @@ final class ThumbnailTests: XCTestCase {
         let run = try sightline("analyze", rotated, "-q", "--faces", "off", "-o", records, "--thumbnails", thumbs)
         XCTAssertEqual(run.status, 0, run.stderr)
         let file = try RecordFile(path: records)
-        let width = try XCTUnwrap(file.stream?["width"] as? Int), height = try XCTUnwrap(file.stream?["height"] as? Int)
+        let width = try XCTUnwrap(file.stream?.width), height = try XCTUnwrap(file.stream?.height)
         XCTAssertEqual(width, 720)
         let best = bestObservations(file.frames)
         XCTAssertEqual(best.count, 2, "the QR code and the EAN-13 code")

@@ -103,7 +103,7 @@ final class TrackingMetricsTests: XCTestCase {
     }
 
     private func file(_ frames: [FrameRecord], _ path: String) -> RecordFile {
-        var file = RecordFile(stream: ["type": "stream", "frame_rate": [30, 1]], frames: frames, summary: nil)
+        var file = RecordFile(stream: StreamHeader(RecordFields(["type": "stream", "frame_rate": [30, 1]]), line: ""), frames: frames, summary: nil)
         file.path = path
         return file
     }

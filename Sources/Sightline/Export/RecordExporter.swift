@@ -44,12 +44,11 @@ struct ExportedVideo {
     var height: Int
 
     init(_ file: RecordFile) throws {
-        guard let stream = file.stream, let width = (stream["width"] as? NSNumber)?.intValue,
-              let height = (stream["height"] as? NSNumber)?.intValue, width > 0, height > 0 else {
+        guard let stream = file.stream, let width = stream.width, let height = stream.height, width > 0, height > 0 else {
             throw RecordFileError(path: file.path, line: 0,
                                   reason: "no stream record with the frame size (width, height), which CVAT and COCO files need")
         }
-        let source = stream["source"] as? String ?? URL(fileURLWithPath: file.path).deletingPathExtension().lastPathComponent
+        let source = stream.source ?? URL(fileURLWithPath: file.path).deletingPathExtension().lastPathComponent
         self.name = URL(fileURLWithPath: source).lastPathComponent
         self.width = width
         self.height = height

@@ -34,27 +34,25 @@ public struct PeopleTimeline {
             var spans: [Int: (first: Double, last: Double)] = [:]
             var sawStream = false
             for (offset, bytes) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-                guard let (object, type) = try RecordFile.record(bytes, line: offset + 1, isLast: false, path: path) else { continue }
+                guard let (fields, type) = try RecordFile.record(bytes, line: offset + 1, isLast: false, path: path) else { continue }
                 if type == "stream" { sawStream = true }
-                if type == "track", let id = (object["id"] as? NSNumber)?.intValue,
-                   let first = (object["first_t"] as? NSNumber)?.doubleValue, let last = (object["last_t"] as? NSNumber)?.doubleValue {
+                if type == "track", let id = fields.int("id"), let first = fields.double("first_t"), let last = fields.double("last_t") {
                     spans[id] = (first, last)
                 }
                 guard type == "identity" else { continue }
                 func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: offset + 1, reason: reason) }
-                guard let id = (object["id"] as? NSNumber)?.intValue, let tracks = object["tracks"] as? [NSNumber],
-                      let first = (object["first_t"] as? NSNumber)?.doubleValue, let last = (object["last_t"] as? NSNumber)?.doubleValue,
-                      let seconds = (object["seconds"] as? NSNumber)?.doubleValue else {
+                guard let id = fields.int("id"), let tracks = fields.ints("tracks"), let first = fields.double("first_t"),
+                      let last = fields.double("last_t"), let seconds = fields.double("seconds") else {
                     throw fail("identity record without id, tracks, first_t, last_t or seconds")
                 }
                 var embedding: FaceEmbedding?
-                if let values = object["embedding"] {
-                    guard let numbers = values as? [NSNumber], numbers.count == 128, let e = FaceEmbedding(numbers.map(\.floatValue)) else {
+                if fields.contains("embedding") {
+                    guard let numbers = fields.doubles("embedding"), numbers.count == 128, let e = FaceEmbedding(numbers.map { Float($0) }) else {
                         throw fail("identity embedding is not 128 numbers")
                     }
                     embedding = e
                 }
-                found.append(Appearance(file: path, identity: id, tracks: tracks.map(\.intValue), firstT: first, lastT: last,
+                found.append(Appearance(file: path, identity: id, tracks: tracks, firstT: first, lastT: last,
                                         seconds: seconds, embedding: embedding))
             }
             for i in found.indices { found[i].spans = found[i].tracks.compactMap { spans[$0] } }

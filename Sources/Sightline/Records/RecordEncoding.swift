@@ -274,7 +274,7 @@ extension SummaryRecord {
 extension SummaryRecord {
     /// A summary record as written (`json` parsed), for the counts a reader cannot count again
     /// from the frame and track records.
-    public init(json o: [String: Any]) {
+    init(json o: [String: Any]) {
         self.init()
         func count(_ key: String) -> Int { (o[key] as? NSNumber)?.intValue ?? 0 }
         frames = count("frames")

@@ -3,14 +3,14 @@ import Foundation
 /// A file of frame records: a Sightline JSON Lines file (an analyze run, or ground truth in the same
 /// shape), or MOTChallenge text read into the same shape (see `MOTChallengeText`).
 public struct RecordFile {
-    /// The `stream` record as parsed JSON, if the file has one.
-    public var stream: [String: Any]?
+    /// The `stream` record, if the file has one.
+    public var stream: StreamHeader?
     /// The `frame` records in file order.
     public var frames: [FrameRecord]
     /// The `track` records in file order.
     public var tracks: [TrackRecord] = []
-    /// The `summary` record as parsed JSON, if the file has one.
-    public var summary: [String: Any]?
+    /// The `summary` record, if the file has one.
+    public var summary: SummaryRecord?
     /// Where the records came from.
     public var path = ""
     public var format = RecordFormat.jsonLines
@@ -76,9 +76,9 @@ extension RecordFile {
         }
     }
 
-    /// Line `line` of a JSON Lines file as a JSON object and its `type`; nil for a blank line.
+    /// Line `line` of a JSON Lines file as a record and its `type`; nil for a blank line.
     /// `isLast`: the line ended the file without a newline (so a parse failure means it was cut short).
-    static func record(_ bytes: some Collection<UInt8>, line: Int, isLast: Bool, path: String) throws -> ([String: Any], String)? {
+    public static func record(_ bytes: some Collection<UInt8>, line: Int, isLast: Bool, path: String) throws -> (RecordFields, String)? {
         if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { return nil }
         func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: line, reason: reason) }
         guard let parsed = JSONText.parse(bytes) else {
@@ -86,7 +86,7 @@ extension RecordFile {
         }
         guard let object = parsed as? [String: Any] else { throw fail("not a JSON object") }
         guard let type = object["type"] as? String else { throw fail("record without a \"type\"") }
-        return (object, type)
+        return (RecordFields(object), type)
     }
 
     /// Reads a Sightline JSON Lines file. Any malformed line is an error naming the line; so is a
@@ -96,7 +96,7 @@ extension RecordFile {
     }
 
     init(jsonLines data: Data, path: String) throws {
-        var stream: [String: Any]?, summary: [String: Any]?
+        var stream: StreamHeader?, summary: SummaryRecord?
         var frames: [FrameRecord] = []
         var tracks: [TrackRecord] = []
         var lineOfIndex: [Int: Int] = [:]
@@ -105,11 +105,12 @@ extension RecordFile {
         for (offset, line) in lines.enumerated() {
             let lineNumber = offset + 1
             // The last piece has no newline after it.
-            guard let (object, type) = try Self.record(line, line: lineNumber, isLast: offset == lines.count - 1, path: path) else { continue }
+            guard let (fields, type) = try Self.record(line, line: lineNumber, isLast: offset == lines.count - 1, path: path) else { continue }
+            let object = fields.object
             func fail(_ reason: String) -> RecordFileError { RecordFileError(path: path, line: lineNumber, reason: reason) }
             switch type {
-            case "stream": stream = object
-            case "summary": summary = object
+            case "stream": stream = StreamHeader(fields, line: String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            case "summary": summary = SummaryRecord(json: object)
             case "frame":
                 let record: FrameRecord
                 do { record = try FrameRecord(json: object) } catch let error as RecordShapeError { throw fail(error.reason) }
@@ -144,23 +145,12 @@ extension RecordFile {
     }
 
     /// The stream's frame rate in frames per second, from the stream record's `frame_rate` [num, den].
-    public var frameRate: Double? {
-        guard let rate = stream?["frame_rate"] as? [NSNumber], rate.count == 2, rate[1].doubleValue > 0,
-              rate[0].doubleValue > 0 else { return nil }
-        return rate[0].doubleValue / rate[1].doubleValue
-    }
+    public var frameRate: Double? { stream?.framesPerSecond }
 }
 
-private func number(_ value: Any?) -> Double? {
-    guard let n = value as? NSNumber else { return nil }
-    let d = n.doubleValue
-    return d.isFinite ? d : nil
-}
+private func number(_ value: Any?) -> Double? { recordNumber(value) }
 
-private func integer(_ value: Any?) -> Int? {
-    guard let d = number(value), d == d.rounded(), abs(d) < 1e15 else { return nil }
-    return Int(d)
-}
+private func integer(_ value: Any?) -> Int? { recordInteger(value) }
 
 private func box(_ value: Any?) throws -> Box {
     guard let b = value as? [String: Any], let x = number(b["x"]), let y = number(b["y"]),
@@ -283,7 +273,7 @@ extension FrameRecord {
 
 extension IdentitySample {
     /// A `sample` record (written by shard runs with `--identities on`).
-    public init(json o: [String: Any]) throws {
+    init(json o: [String: Any]) throws {
         guard let frame = integer(o["index"]), let track = integer(o["track"]), let score = number(o["score"]) else {
             throw RecordShapeError("sample record without an integer index and track and a score")
         }
@@ -298,7 +288,7 @@ extension IdentitySample {
 extension IdentityOptions {
     /// The identity settings a stream record reports (`analyzers.identities`); nil when
     /// identities were off.
-    public init?(streamRecord o: [String: Any]) throws {
+    init?(streamRecord o: [String: Any]) throws {
         guard let i = (o["analyzers"] as? [String: Any])?["identities"] as? [String: Any] else { return nil }
         guard let threshold = number(i["threshold"]), let minFace = number(i["min_face"]), let samples = integer(i["samples"]),
               let spacing = integer(i["spacing"]), let window = integer(i["window"]), let tries = integer(i["tries"]),
@@ -317,7 +307,7 @@ extension IdentityOptions {
 
 extension IdentityRecord {
     /// An `identity` record as written.
-    public init(json o: [String: Any]) throws {
+    init(json o: [String: Any]) throws {
         func int(_ key: String) throws -> Int {
             guard let v = integer(o[key]) else { throw RecordShapeError("identity record without an integer \(key)") }
             return v
@@ -335,4 +325,27 @@ extension IdentityRecord {
                   firstT: firstT, lastT: lastT, frames: try int("frames"), seconds: seconds, bestFrame: try int("best_frame"),
                   bestBox: try box(o["best_box"]), embedding: embedding)
     }
+}
+
+// The decoders' typed entry points, for readers outside this layer.
+
+extension FrameRecord {
+    /// A `frame` or `warmup` record.
+    public init(_ record: RecordFields) throws { try self.init(json: record.object) }
+}
+
+extension TrackRecord {
+    public init(_ record: RecordFields) throws { try self.init(json: record.object) }
+}
+
+extension IdentitySample {
+    public init(_ record: RecordFields) throws { try self.init(json: record.object) }
+}
+
+extension IdentityRecord {
+    public init(_ record: RecordFields) throws { try self.init(json: record.object) }
+}
+
+extension SummaryRecord {
+    public init(_ record: RecordFields) { self.init(json: record.object) }
 }

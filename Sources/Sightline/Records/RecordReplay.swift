@@ -33,10 +33,10 @@ public final class RecordReplay: RecordedFrames {
         inputPath = input
         self.reader = reader
         let stream = reader.stream
-        streamIndex = (stream["stream_index"] as? NSNumber)?.intValue
-        start = (stream["start"] as? NSNumber)?.doubleValue
-        duration = (stream["max_duration"] as? NSNumber)?.doubleValue
-        schema = (stream["schema"] as? NSNumber)?.intValue ?? 1
+        streamIndex = stream.streamIndex
+        start = stream.start
+        duration = stream.maxDuration
+        schema = stream.schema
     }
 
     /// Where to start decoding on today's timeline: a schema 1 `start` counted from the video
@@ -57,22 +57,21 @@ public final class RecordReplay: RecordedFrames {
     /// Refuses records whose stream record does not describe the stream being read.
     public func check(_ info: VideoStreamInfo) throws {
         let s = reader.stream
-        func int(_ key: String) -> Int? { (s[key] as? NSNumber)?.intValue }
-        guard let index = streamIndex, let codec = s["codec"] as? String, let width = int("coded_width"),
-              let height = int("coded_height"), let base = s["time_base"] as? [NSNumber], base.count == 2 else {
+        guard let index = streamIndex, let codec = s.codec, let width = s.codedWidth, let height = s.codedHeight,
+              let base = s.timeBase else {
             throw mismatch("the stream record lacks stream_index, codec, coded_width, coded_height or time_base (not written by sightline analyze?)")
         }
         var differences: [String] = []
         // Geometry is in displayed-frame pixels: another rotation puts every box elsewhere.
-        let rotation = int("rotation") ?? 0
+        let rotation = s.rotation
         if rotation != info.rotation { differences.append("rotation \(rotation) in the records, \(info.rotation) in the video") }
         if index != info.streamIndex { differences.append("stream \(index) in the records, \(info.streamIndex) in the video") }
         if codec != info.codec { differences.append("codec \(codec) in the records, \(info.codec) in the video") }
         if width != info.codedWidth || height != info.codedHeight {
             differences.append("coded size \(width)x\(height) in the records, \(info.codedWidth)x\(info.codedHeight) in the video")
         }
-        if base[0].intValue != info.timeBase.num || base[1].intValue != info.timeBase.den {
-            differences.append("time base \(base[0])/\(base[1]) in the records, \(info.timeBase.num)/\(info.timeBase.den) in the video")
+        if base.num != info.timeBase.num || base.den != info.timeBase.den {
+            differences.append("time base \(base.num)/\(base.den) in the records, \(info.timeBase.num)/\(info.timeBase.den) in the video")
         }
         if !differences.isEmpty { throw mismatch(differences.joined(separator: "; ")) }
     }

@@ -11,12 +11,11 @@ public final class RecordStreamReader {
     }
 
     public let path: String
-    /// The `stream` record as parsed JSON.
-    public private(set) var stream: [String: Any] = [:]
-    /// The `summary` record as parsed JSON, once it has been read (it is the last line).
-    public private(set) var summary: [String: Any]?
-    /// The stream and summary records as written (blanks around them trimmed), for copying them.
-    public private(set) var streamLine = ""
+    /// The `stream` record (set by `init`, which fails without one).
+    public private(set) var stream = StreamHeader(RecordFields([:]), line: "")
+    /// The `summary` record, once it has been read (it is the last line), and its line as
+    /// written (blanks around it trimmed), for copying it.
+    public private(set) var summary: SummaryRecord?
     public private(set) var summaryLine: String?
     /// The `identity` records read so far (they come after the last track record).
     public private(set) var identities: [IdentityRecord] = []
@@ -40,14 +39,13 @@ public final class RecordStreamReader {
             throw RecordFileError(path: path, line: 0, reason: "cannot read the file: permission denied", unreadable: true)
         }
         self.handle = handle
-        guard let (object, _, text) = try nextObject() else {
+        guard let (fields, type, text) = try nextObject() else {
             throw RecordFileError(path: path, line: 0, reason: "no records: the file is empty")
         }
-        guard object["type"] as? String == "stream" else {
+        guard type == "stream" else {
             throw RecordFileError(path: path, line: line, reason: "the first record is not a stream record (not written by sightline analyze?)")
         }
-        stream = object
-        streamLine = text
+        stream = StreamHeader(fields, line: text)
     }
 
     deinit { try? handle.close() }
@@ -67,8 +65,8 @@ public final class RecordStreamReader {
                 self.faces += faces
                 scoredFaces += scored
                 return item
-            case .summary(let object, let text):
-                summary = object
+            case .summary(let record, let text):
+                summary = record
                 summaryLine = text
             case .identity(let person): identities.append(person)
             case .skip: continue
@@ -81,7 +79,7 @@ public final class RecordStreamReader {
     private enum Parsed {
         /// With a frame's faces and scored faces (truth files have no scores).
         case item(Item, faces: Int, scoredFaces: Int)
-        case summary([String: Any], line: String)
+        case summary(SummaryRecord, line: String)
         case identity(IdentityRecord)
         case skip
         case failure(Error)
@@ -124,7 +122,8 @@ public final class RecordStreamReader {
 
     private static func parse(_ bytes: ArraySlice<UInt8>, line: Int, isLast: Bool, path: String) -> Parsed {
         do {
-            guard let (object, type) = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) else { return .skip }
+            guard let (fields, type) = try RecordFile.record(bytes, line: line, isLast: isLast, path: path) else { return .skip }
+            let object = fields.object
             switch type {
             case "frame":
                 let record = try FrameRecord(json: object)
@@ -132,7 +131,7 @@ public final class RecordStreamReader {
                 return .item(.frame(record), faces: record.faces.count, scoredFaces: scored)
             case "track": return .item(.track(try TrackRecord(json: object)), faces: 0, scoredFaces: 0)
             case "stream": throw RecordShapeError("a second stream record")
-            case "summary": return .summary(object, line: Self.text(bytes))
+            case "summary": return .summary(SummaryRecord(json: object), line: Self.text(bytes))
             case "identity": return .identity(try IdentityRecord(json: object))
             default: return .skip
             }
@@ -143,8 +142,8 @@ public final class RecordStreamReader {
         }
     }
 
-    /// The next non-blank line as a JSON object with its type and its text (the stream record).
-    private func nextObject() throws -> ([String: Any], String, String)? {
+    /// The next non-blank line as a record with its type and its text (the stream record).
+    private func nextObject() throws -> (RecordFields, String, String)? {
         while let (bytes, isLast) = try nextLine() {
             readLines += 1
             line = readLines

@@ -58,15 +58,6 @@ public final class ReportCollector {
         binWidth = max(1, (expectedFrames + Self.maxBins - 1) / Self.maxBins)
     }
 
-    /// About how many frame records a file holds, from its stream record (duration, or a shard's
-    /// span, times the frame rate); 0 when it does not say.
-    public static func expectedFrames(stream: [String: Any]) -> Int {
-        guard let rate = stream["frame_rate"] as? [NSNumber], rate.count == 2, rate[1].doubleValue > 0,
-              let seconds = ((stream["max_duration"] ?? stream["duration"]) as? NSNumber)?.doubleValue else { return 0 }
-        let frames = seconds * rate[0].doubleValue / rate[1].doubleValue
-        return frames.isFinite && frames > 0 ? Int(min(frames.rounded(.up), 1e12)) : 0
-    }
-
     /// Keep every record added (`keptFrames`, `keptTracks`): the report's audit reads them
     /// without reading the file again.
     public var keepsRecords = false

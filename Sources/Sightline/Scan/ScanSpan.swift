@@ -64,14 +64,13 @@ public struct ScanSpan: Sendable, Equatable {
     }
 
     /// A span line read back.
-    init(json o: [String: Any]) throws {
-        func number(_ key: String) -> Double? { (o[key] as? NSNumber)?.doubleValue }
-        guard let start = number("start"), let firstSeen = number("first_seen"), let lastSeen = number("last_seen"),
-              let samples = (o["samples"] as? NSNumber)?.intValue, let faces = (o["faces"] as? NSNumber)?.intValue,
-              let codes = (o["codes"] as? NSNumber)?.intValue, o["end"] is NSNumber || o["end"] is NSNull else {
+    init(_ o: RecordFields) throws {
+        guard let start = o.double("start"), let firstSeen = o.double("first_seen"), let lastSeen = o.double("last_seen"),
+              let samples = o.int("samples"), let faces = o.int("faces"), let codes = o.int("codes"),
+              o.double("end") != nil || o.isNull("end") else {
             throw RecordShapeError("not a span line of sightline scan (start, end, first_seen, last_seen, samples, faces, codes)")
         }
-        self.init(start: start, end: number("end"), firstSeen: firstSeen, lastSeen: lastSeen, samples: samples,
+        self.init(start: start, end: o.double("end"), firstSeen: firstSeen, lastSeen: lastSeen, samples: samples,
                   faces: faces, codes: codes)
     }
 }
@@ -90,19 +89,19 @@ public struct ScanIndex {
         guard !data.isEmpty else { throw RecordFileError(path: path, line: 0, reason: "empty: not a scan index") }
         var files: [(source: String, spans: [ScanSpan])] = []
         for (offset, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+            guard let fields = RecordFields(line: line) else {
                 throw RecordFileError(path: path, line: offset + 1, reason: "not a JSON object")
             }
-            let type = object["type"] as? String
+            let type = fields.type
             if offset == 0 && type != "scan" {
                 throw RecordFileError(path: path, line: 1, reason: "not a scan index: the first record is not a scan record (written by sightline scan?)")
             }
             guard type == "span" else { continue }
-            guard let source = object["source"] as? String else {
+            guard let source = fields.string("source") else {
                 throw RecordFileError(path: path, line: offset + 1, reason: "a span line without a source")
             }
             let span: ScanSpan
-            do { span = try ScanSpan(json: object) } catch { throw RecordFileError(path: path, line: offset + 1, reason: "\(error)") }
+            do { span = try ScanSpan(fields) } catch { throw RecordFileError(path: path, line: offset + 1, reason: "\(error)") }
             if files.last?.source == source { files[files.count - 1].spans.append(span) } else { files.append((source, [span])) }
         }
         self.files = files

@@ -34,7 +34,7 @@ struct ShardRecords {
         guard data.last == UInt8(ascii: "\n") else { throw reject("truncated: the last line has no newline (the run did not finish)") }
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         lines.removeLast()
-        var stream: [String: Any]?, streamLine = ""
+        var stream: StreamHeader?
         var summary: SummaryRecord?
         var warmup: [FrameRecord] = []
         var frames: [(line: String, record: FrameRecord)] = []
@@ -42,28 +42,27 @@ struct ShardRecords {
         var samples: [Int: [Int: IdentitySample]] = [:]
         for (offset, bytes) in lines.enumerated() {
             let number = offset + 1
-            guard let (object, type) = try? RecordFile.record(bytes, line: number, isLast: false, path: path) else {
+            guard let (fields, type) = try? RecordFile.record(bytes, line: number, isLast: false, path: path) else {
                 throw reject("line \(number) is not a JSON record")
             }
             if summary != nil { throw reject("line \(number): a record after the summary") }
             switch type {
             case "stream":
                 guard number == 1 else { throw reject("line \(number): a second stream record") }
-                stream = object
-                streamLine = String(decoding: bytes, as: UTF8.self)
+                stream = StreamHeader(fields, line: String(decoding: bytes, as: UTF8.self))
             case "frame", "warmup":
                 guard stream != nil else { throw reject("the first record is not a stream record (not written by sightline analyze?)") }
                 let record: FrameRecord
-                do { record = try FrameRecord(json: object) } catch { throw reject("line \(number): \(error)") }
+                do { record = try FrameRecord(fields) } catch { throw reject("line \(number): \(error)") }
                 if type == "warmup" { warmup.append(record) } else { frames.append((String(decoding: bytes, as: UTF8.self), record)) }
             case "cut":
-                guard let index = (object["index"] as? NSNumber)?.intValue else { throw reject("line \(number): a cut record without an index") }
+                guard let index = fields.int("index") else { throw reject("line \(number): a cut record without an index") }
                 cuts[index] = String(decoding: bytes, as: UTF8.self)
             case "sample":
                 let sample: IdentitySample
-                do { sample = try IdentitySample(json: object) } catch { throw reject("line \(number): \(error)") }
+                do { sample = try IdentitySample(fields) } catch { throw reject("line \(number): \(error)") }
                 samples[sample.frame, default: [:]][sample.track] = sample
-            case "summary": summary = SummaryRecord(json: object)
+            case "summary": summary = SummaryRecord(fields)
             default: continue
             }
         }
@@ -78,16 +77,14 @@ struct ShardRecords {
         }
         self.shard = shard ?? Shard(input: "", number: 0, count: 0, start: 0, duration: nil, warmup: 0, output: path, merged: "")
         self.path = path
-        self.streamLine = streamLine
-        source = stream["source"] as? String
-        start = (stream["start"] as? NSNumber)?.doubleValue
-        maxDuration = (stream["max_duration"] as? NSNumber)?.doubleValue
-        let tracking = (stream["analyzers"] as? [String: Any])?["tracking"] as? [String: Any]
-        maxGap = (tracking?["max_gap"] as? NSNumber)?.intValue ?? TrackerOptions().maxGap
-        do { identities = try IdentityOptions(streamRecord: stream) } catch { throw reject("line 1: \(error)") }
+        streamLine = stream.line
+        source = stream.source
+        start = stream.start
+        maxDuration = stream.maxDuration
+        maxGap = stream.trackingMaxGap ?? TrackerOptions().maxGap
+        do { identities = try stream.identities() } catch { throw reject("line 1: \(error)") }
         // As a run counts it: from the stream's frame rate.
-        let rate = (stream["frame_rate"] as? [NSNumber])?.map(\.intValue) ?? []
-        frameDuration = rate.count == 2 && rate[0] > 0 ? Double(rate[1]) / Double(rate[0]) : 0
+        if let rate = stream.frameRate, rate.num > 0 { frameDuration = Double(rate.den) / Double(rate.num) } else { frameDuration = 0 }
         self.samples = samples
         self.warmup = warmup
         self.frames = frames

@@ -49,15 +49,14 @@ public struct Shard: Sendable, Equatable {
     }
 
     /// A plan line read back; nil fields are reported with the line.
-    public init(json o: [String: Any]) throws {
-        func number(_ key: String) -> Double? { (o[key] as? NSNumber)?.doubleValue }
-        guard o["type"] as? String == "shard", let input = o["input"] as? String, let n = (o["shard"] as? NSNumber)?.intValue,
-              let count = (o["shards"] as? NSNumber)?.intValue, let start = number("start"), let warmup = number("warmup"),
-              let output = o["output"] as? String, let merged = o["merged"] as? String else {
+    public init(_ o: RecordFields) throws {
+        guard o.type == "shard", let input = o.string("input"), let n = o.int("shard"), let count = o.int("shards"),
+              let start = o.double("start"), let warmup = o.double("warmup"),
+              let output = o.string("output"), let merged = o.string("merged") else {
             throw RecordShapeError("not a shard line of sightline plan (type shard with input, shard, shards, start, duration, warmup, output, merged)")
         }
-        self.init(input: input, number: n, count: count, start: start, duration: number("duration"), warmup: warmup,
-                  output: output, merged: merged, span: (o["span"] as? NSNumber)?.intValue)
+        self.init(input: input, number: n, count: count, start: start, duration: o.double("duration"), warmup: warmup,
+                  output: output, merged: merged, span: o.int("span"))
     }
 }
 
@@ -231,10 +230,10 @@ extension Shard {
         }
         var shards: [Shard] = []
         for (offset, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+            guard let fields = RecordFields(line: line) else {
                 throw RecordFileError(path: plan, line: offset + 1, reason: "not a JSON object")
             }
-            do { shards.append(try Shard(json: object)) } catch {
+            do { shards.append(try Shard(fields)) } catch {
                 throw RecordFileError(path: plan, line: offset + 1, reason: "\(error)")
             }
         }
@@ -244,17 +243,13 @@ extension Shard {
 
     /// The planned shard whose run wrote `path`: the same input and start.
     public static func written(at path: String, in shards: [Shard], plan: String) throws -> Shard {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard FileManager.default.isReadableFile(atPath: path) else {
             throw SightlineError.inputUnreadable(path: path, reason: "shard output missing or unreadable")
         }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
-        guard let line = head.split(separator: UInt8(ascii: "\n")).first,
-              let stream = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-              stream["type"] as? String == "stream", let source = stream["source"] as? String else {
+        guard let stream = StreamHeader.firstRecord(of: path), let source = stream.source else {
             throw SightlineError.shardRejected(path: path, reason: "no stream record on its first line (empty, truncated or not written by sightline analyze)")
         }
-        let start = (stream["start"] as? NSNumber)?.doubleValue ?? 0
+        let start = stream.start ?? 0
         let ofInput = shards.filter { $0.input == source }
         guard !ofInput.isEmpty else {
             throw SightlineError.shardRejected(path: path, reason: "a shard of \(source), which is not an input of \(plan)")

@@ -27,16 +27,16 @@ struct Analyze: ParsableCommand {
     @Option(help: ArgumentHelp("Also analyze and track this many seconds before --start without writing them as frames (a shard's warm-up: tracks entering the span keep their state). Written as `warmup` records for `sightline merge`.", valueName: "SECONDS"))
     var warmup: Double?
 
-    @OptionGroup var outputs: OutputOptions
-
     @OptionGroup var detection: DetectionOptions
+
+    @OptionGroup(title: "Output") var outputs: OutputOptions
 
     @Option(help: "Also write the video with the overlays drawn in, as a fragmented MP4 (H.264).")
     var render: String?
 
-    @OptionGroup var rendering: RenderOptions
+    @OptionGroup(title: "Rendering") var rendering: RenderOptions
 
-    @OptionGroup var decoding: InputOptions
+    @OptionGroup(title: "Input") var decoding: InputOptions
 
     func validate() throws {
         if let stream, stream < 0 { throw ValidationError("--stream must be 0 or more, not \(stream).") }

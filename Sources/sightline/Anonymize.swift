@@ -45,7 +45,7 @@ struct Anonymize: ParsableCommand {
         """)
     var maskThreshold: Double?
 
-    @OptionGroup var detector: DNNDetectorOptions
+    @OptionGroup(title: "Faces") var detector: DNNDetectorOptions
 
     @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for detection, as far as --min-face allows (with the default 16 it stays full size; 0: full size; see analyze --face-width).")
     var faceWidth: Int = 640
@@ -59,19 +59,14 @@ struct Anonymize: ParsableCommand {
     @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
     var maxGap: Int = 15
 
-    @Option(help: "Analysis worker threads (default: all cores).")
-    var threads: Int?
-
-    @Option(help: "x264 quality of the written video (0–51, lower is better).")
-    var crf: Int = 23
-
-    @Option(help: "x264 preset of the written video (ultrafast … veryslow).")
-    var preset: String = "veryfast"
-
     @Flag(name: .shortAndLong, help: "No progress output on standard error.")
     var quiet = false
 
-    @OptionGroup var decoding: InputOptions
+    @OptionGroup(title: "Encoding") var encoding: EncoderArguments
+
+    @OptionGroup(title: "Performance") var performance: PerformanceOptions
+
+    @OptionGroup(title: "Input") var decoding: InputOptions
 
     func validate() throws {
         if !(maskScale >= 1 && maskScale <= 4) { throw ValidationError("--mask-scale must be between 1 and 4, not \(maskScale).") }
@@ -82,14 +77,10 @@ struct Anonymize: ParsableCommand {
         if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
         if !(1...30).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 30 frames, not \(detectEvery).") }
         if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
-        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
-        if !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51, not \(crf).") }
-        let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-        if !presets.contains(preset) { throw ValidationError("--preset must be one of \(presets.joined(separator: ", ")), not '\(preset)'.") }
     }
 
     func run() throws {
-        let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let workers = performance.workers
         let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
         // The detector, its model and a mask image are checked before the input opens.
         var faces = try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: maskThreshold, workers: workers, precision: .int8)
@@ -105,7 +96,7 @@ struct Anonymize: ParsableCommand {
         let run = try Run(configuration)
 
         var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: nil, duration: nil))]
-        let writer = try MP4Writer(path: output, source: source, options: EncoderOptions(crf: crf, preset: preset),
+        let writer = try MP4Writer(path: output, source: source, options: encoding.options,
                                      metadata: source.containerMetadata)
         sinks.append(try AnonymizingSink(options: options, writer: writer, audioFrom: source))
         if let records { sinks.append(try RecordsSink(path: records, stream: StreamRecord(run: run))) }

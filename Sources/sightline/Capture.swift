@@ -49,11 +49,11 @@ struct Capture: ParsableCommand {
         """)
     var noDrop = false
 
-    @OptionGroup var outputs: OutputOptions
-
     @OptionGroup var detection: DetectionOptions
 
-    @OptionGroup var rendering: RenderOptions
+    @OptionGroup(title: "Output") var outputs: OutputOptions
+
+    @OptionGroup(title: "Recording (--record)") var rendering: RenderOptions
 
     /// Frames --no-drop lets wait for analysis (8 s at 30 fps; about 330 MB at 720p).
     static let backlog = 240

@@ -2,9 +2,8 @@ import ArgumentParser
 import Foundation
 import Sightline
 
-/// The face detector and code reader: shared by every command that detects (`analyze`,
-/// `capture`, `snapshot`).
-struct DetectorOptions: ParsableArguments {
+/// The face detector: which network or cascade, on what, at which size.
+struct FaceOptions: ParsableArguments {
     @Option(help: """
         Face detector: centerface (CenterFace, 5 landmarks, the default), yunet (YuNet, 5 \
         landmarks), ultraface (UltraFace RFB-320), ultraface-640 (UltraFace RFB-640), haar-alt2 \
@@ -60,6 +59,35 @@ struct DetectorOptions: ParsableArguments {
         """)
     var faceAttributes: Switch = .off
 
+    func validate() throws {
+        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
+        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
+        if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
+        if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
+        if faces.model == nil {
+            if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
+            if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
+        }
+        try dnnPrecision.validate(faces: faces, runtime: dnnRuntime)
+    }
+
+    func faceDetectorOptions(workers: Int) throws -> FaceDetectorOptions {
+        var options = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
+        options.scaleFactor = faceStep
+        options.attributes = faceAttributes == .on
+        options.threshold = faceThreshold
+        options.modelPath = faceModel
+        options.color = !faceGray
+        options.runtime = dnnRuntime
+        options.precision = dnnPrecision
+        options.workers = workers
+        return options
+    }
+
+}
+
+/// The code reader: which library, which symbologies, how hard it looks.
+struct CodeOptions: ParsableArguments {
     @Option(help: "Code reader: zxing (zxing-cpp), zbar, or off.")
     var codes: CodeBackend = .zxing
 
@@ -85,32 +113,10 @@ struct DetectorOptions: ParsableArguments {
     var codeText: CodeTextMode = .plain
 
     func validate() throws {
-        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
-        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
-        if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
-        if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
-        if faces.model == nil {
-            if faceModel != nil { throw ValidationError("--face-model needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
-            if faceThreshold != nil { throw ValidationError("--face-threshold needs a DNN backend (--faces centerface, yunet, ultraface or ultraface-640).") }
-        }
-        try dnnPrecision.validate(faces: faces, runtime: dnnRuntime)
         let unsupported = try codeReaderOptions().unsupportedSymbologies()
         if !unsupported.isEmpty {
             throw ValidationError("--codes \(codes.rawValue) cannot read \(unsupported.map(\.rawValue).joined(separator: ", ")).")
         }
-    }
-
-    func faceDetectorOptions(workers: Int) throws -> FaceDetectorOptions {
-        var options = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
-        options.scaleFactor = faceStep
-        options.attributes = faceAttributes == .on
-        options.threshold = faceThreshold
-        options.modelPath = faceModel
-        options.color = !faceGray
-        options.runtime = dnnRuntime
-        options.precision = dnnPrecision
-        options.workers = workers
-        return options
     }
 
     func codeReaderOptions() throws -> CodeReaderOptions {
@@ -130,6 +136,19 @@ struct DetectorOptions: ParsableArguments {
         options.textMode = codeText
         return options
     }
+}
+
+/// The face detector and code reader: shared by every command that detects (`analyze`,
+/// `capture`, `snapshot`, `scan`). Titles go on the innermost groups: an outer title would
+/// replace them in `--help`.
+struct DetectorOptions: ParsableArguments {
+    @OptionGroup(title: "Faces") var face: FaceOptions
+
+    @OptionGroup(title: "Codes") var code: CodeOptions
+
+    var faces: FaceBackend { face.faces }
+    func faceDetectorOptions(workers: Int) throws -> FaceDetectorOptions { try face.faceDetectorOptions(workers: workers) }
+    func codeReaderOptions() throws -> CodeReaderOptions { try code.codeReaderOptions() }
 
     /// The detectors of a run with `workers` analysis threads, with a DNN model looked up (and
     /// hashed) and its runtime loaded: what is missing is reported before any input is opened.
@@ -138,9 +157,49 @@ struct DetectorOptions: ParsableArguments {
     }
 }
 
-/// The detectors, their schedule, tracking and threads: shared by `analyze` and `capture`.
+/// The detectors, their schedule, tracking, identities, cuts and threads: shared by `analyze`
+/// and `capture`.
 struct DetectionOptions: ParsableArguments {
     @OptionGroup var detectors: DetectorOptions
+
+    @OptionGroup(title: "Tracking") var tracking: TrackingOptions
+
+    @OptionGroup(title: "Identities") var identity: IdentityArguments
+
+    @OptionGroup(title: "Shot cuts") var cut: CutArguments
+
+    @OptionGroup(title: "Performance") var performance: PerformanceOptions
+
+    func validate() throws {
+        if identity.identities == .on && detectors.faces.model == nil {
+            throw ValidationError("--identities on needs a DNN face detector (--faces centerface or yunet: they give the landmarks faces are aligned by), not \(detectors.faces.rawValue).")
+        }
+    }
+
+    func analysis() throws -> Analysis { try detectors.analysis(workers: performance.workers) }
+
+    /// A run of these detectors over `source`, with tracking.
+    func configuration(source: FrameSource, analysis: Analysis) -> RunConfiguration {
+        var configuration = RunConfiguration(source: source, analysis: analysis)
+        configuration.schedule = Schedule(detectEvery: tracking.detectEvery, codeFullEvery: tracking.codeFullEvery)
+        configuration.tracking = TrackerOptions(maxGap: tracking.maxGap, codeConfirmation: CodeConfirmation(reads: tracking.codeConfirmReads, window: tracking.codeConfirmWindow))
+        configuration.threads = performance.workers
+        configuration.identities = identity.options(runtime: detectors.face.dnnRuntime)
+        configuration.cuts = cut.options
+        return configuration
+    }
+}
+
+/// Which frames get the full-frame detectors, and how long a track lives.
+struct TrackingOptions: ParsableArguments {
+    @Option(name: .customLong("detect-every"), help: """
+        Run the full-frame detectors on every Nth frame only; in between, known faces and codes \
+        are searched for around their predicted place (new objects appear within N frames).
+        """)
+    var detectEvery: Int = 1
+
+    @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
+    var maxGap: Int = 15
 
     @Option(name: .customLong("code-full-every"), help: """
         The whole-frame code search on every Nth frame of the stream; on the frames between, every \
@@ -158,18 +217,19 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("code-confirm-window"), help: "Analyzed frames within which a code track's confirming reads must fall.")
     var codeConfirmWindow: Int = CodeConfirmation().window
 
-    @Option(help: "Analysis worker threads (default: all cores).")
-    var threads: Int?
+    func validate() throws {
+        if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
+        if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
+        if !(1...1000).contains(codeFullEvery) { throw ValidationError("--code-full-every must be between 1 and 1000, not \(codeFullEvery).") }
+        if !(1...100).contains(codeConfirmWindow) { throw ValidationError("--code-confirm-window must be between 1 and 100 frames, not \(codeConfirmWindow).") }
+        if !(1...codeConfirmWindow).contains(codeConfirmReads) {
+            throw ValidationError("--code-confirm-reads must be between 1 and --code-confirm-window (\(codeConfirmWindow)), not \(codeConfirmReads).")
+        }
+    }
+}
 
-    @Option(name: .customLong("detect-every"), help: """
-        Run the full-frame detectors on every Nth frame only; in between, known faces and codes \
-        are searched for around their predicted place (new objects appear within N frames).
-        """)
-    var detectEvery: Int = 1
-
-    @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
-    var maxGap: Int = 15
-
+/// Face identities: tracks linked into people by their embeddings.
+struct IdentityArguments: ParsableArguments {
     @Option(help: """
         Face identities: link face tracks into people by their SFace embeddings (installed by \
         Scripts/deps/build/sface-model.sh); faces, tracks and `identity` records name the person. \
@@ -186,6 +246,22 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("identity-model"), help: "With --identities on: the SFace ONNX file to use instead of the installed one (not checked against the pinned sha256).")
     var identityModel: String?
 
+    func validate() throws {
+        if identities == .off && (embeddings || identityModel != nil) { throw ValidationError("--embeddings and --identity-model need --identities on.") }
+        if !(-1...1).contains(identityThreshold) { throw ValidationError("--identity-threshold must be between -1 and 1, not \(identityThreshold).") }
+    }
+
+    /// The identity settings (nil: off); `runtime` runs SFace as it runs the face detector.
+    func options(runtime: DNNRuntime) -> IdentityOptions? {
+        guard identities == .on else { return nil }
+        var options = IdentityOptions(writeEmbeddings: embeddings, modelPath: identityModel, runtime: runtime)
+        options.threshold = identityThreshold
+        return options
+    }
+}
+
+/// Shot-cut detection: every track ends at a cut.
+struct CutArguments: ParsableArguments {
     @Option(help: "Shot-cut detection (every track ends at a cut; cuts are written as `cut` records): on or off.")
     var cuts: Switch = .on
 
@@ -199,41 +275,23 @@ struct DetectionOptions: ParsableArguments {
     var minShot: Int = 15
 
     func validate() throws {
-        if identities == .off && (embeddings || identityModel != nil) { throw ValidationError("--embeddings and --identity-model need --identities on.") }
-        if !(-1...1).contains(identityThreshold) { throw ValidationError("--identity-threshold must be between -1 and 1, not \(identityThreshold).") }
-        if identities == .on && detectors.faces.model == nil {
-            throw ValidationError("--identities on needs a DNN face detector (--faces centerface or yunet: they give the landmarks faces are aligned by), not \(detectors.faces.rawValue).")
-        }
         if !(cutThreshold > 0 && cutThreshold <= 255) { throw ValidationError("--cut-threshold must be above 0 and at most 255, not \(cutThreshold).") }
         if !(0...100_000).contains(minShot) { throw ValidationError("--min-shot must be between 0 and 100000 frames, not \(minShot).") }
-        if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
-        if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
-        if !(1...1000).contains(codeFullEvery) { throw ValidationError("--code-full-every must be between 1 and 1000, not \(codeFullEvery).") }
-        if !(1...100).contains(codeConfirmWindow) { throw ValidationError("--code-confirm-window must be between 1 and 100 frames, not \(codeConfirmWindow).") }
-        if !(1...codeConfirmWindow).contains(codeConfirmReads) {
-            throw ValidationError("--code-confirm-reads must be between 1 and --code-confirm-window (\(codeConfirmWindow)), not \(codeConfirmReads).")
-        }
+    }
+
+    var options: CutOptions? { cuts == .on ? CutOptions(threshold: cutThreshold, minShot: minShot) : nil }
+}
+
+/// How many threads analyze: shared by every command that runs detectors.
+struct PerformanceOptions: ParsableArguments {
+    @Option(help: "Analysis worker threads, each with detectors of its own (default: all cores).")
+    var threads: Int?
+
+    func validate() throws {
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
     }
 
-    var workerThreads: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
-
-    func analysis() throws -> Analysis { try detectors.analysis(workers: workerThreads) }
-
-    /// A run of these detectors over `source`, with tracking.
-    func configuration(source: FrameSource, analysis: Analysis) -> RunConfiguration {
-        var configuration = RunConfiguration(source: source, analysis: analysis)
-        configuration.schedule = Schedule(detectEvery: detectEvery, codeFullEvery: codeFullEvery)
-        configuration.tracking = TrackerOptions(maxGap: maxGap, codeConfirmation: CodeConfirmation(reads: codeConfirmReads, window: codeConfirmWindow))
-        configuration.threads = workerThreads
-        if identities == .on {
-            var options = IdentityOptions(writeEmbeddings: embeddings, modelPath: identityModel, runtime: detectors.dnnRuntime)
-            options.threshold = identityThreshold
-            configuration.identities = options
-        }
-        configuration.cuts = cuts == .on ? CutOptions(threshold: cutThreshold, minShot: minShot) : nil
-        return configuration
-    }
+    var workers: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
 }
 
 /// An on/off option value.

@@ -33,7 +33,7 @@ struct Leaks: ParsableCommand {
     var checks: String = LeakCheck.allCases.map(\.rawValue).joined(separator: ",")
 
     /// The detector check's network: its faces of the original are also the identity check's.
-    @OptionGroup var detector: DNNDetectorOptions
+    @OptionGroup(title: "Faces") var detector: DNNDetectorOptions
 
     @Option(name: .customLong("face-width"), help: "Width the frames are scaled to for the detector check (0: full size).")
     var faceWidth: Int = 0
@@ -59,10 +59,9 @@ struct Leaks: ParsableCommand {
     @Option(name: .customLong("identity-model"), help: "The SFace model file, instead of the installed one.")
     var identityModel: String?
 
-    @Option(help: "Analysis worker threads (default: all cores).")
-    var threads: Int?
+    @OptionGroup(title: "Performance") var performance: PerformanceOptions
 
-    @OptionGroup var decoding: InputOptions
+    @OptionGroup(title: "Input") var decoding: InputOptions
 
     /// The checks asked for (validated).
     private var selected: Set<LeakCheck> {
@@ -88,11 +87,10 @@ struct Leaks: ParsableCommand {
             throw ValidationError("--checks identity needs the landmarks of --faces centerface or yunet, not \(detector.faces.rawValue).")
         }
         if !(identityThreshold > 0 && identityThreshold <= 1) { throw ValidationError("--identity-threshold must be more than 0 and at most 1, not \(identityThreshold).") }
-        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
     }
 
     func run() throws {
-        let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let workers = performance.workers
         var options = LeakAuditOptions(
             faces: try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: faceThreshold, workers: workers, precision: .f32),
             secondFaces: selected.contains(.secondDetector) ? try secondDetector(workers: workers) : nil)

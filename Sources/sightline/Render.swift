@@ -23,7 +23,7 @@ struct Render: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write the video with overlays (fragmented MP4, H.264).")
     var output: String
 
-    @OptionGroup var rendering: RenderOptions
+    @OptionGroup(title: "Rendering") var rendering: RenderOptions
 
     @Option(help: ArgumentHelp("Also write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
     var thumbnails: String?
@@ -31,7 +31,7 @@ struct Render: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output on standard error.")
     var quiet = false
 
-    @OptionGroup var decoding: InputOptions
+    @OptionGroup(title: "Input") var decoding: InputOptions
 
     func run() throws {
         VideoFileSource.showLibraryWarnings(decoding.verbose)

@@ -31,10 +31,18 @@ struct OverlayOptions: ParsableArguments {
     }
 }
 
-/// How overlays are drawn and encoded: shared by every command that writes a video.
+/// How overlays are drawn and encoded: shared by every command that draws them into a video.
 struct RenderOptions: ParsableArguments {
     @OptionGroup var overlay: OverlayOptions
 
+    @OptionGroup var encoding: EncoderArguments
+
+    var encoder: EncoderOptions { encoding.options }
+    func painter() throws -> OverlayPainter { try overlay.painter() }
+}
+
+/// How a written video is encoded: shared by every command that writes one.
+struct EncoderArguments: ParsableArguments {
     @Option(help: "x264 quality of the written video (0–51, lower is better).")
     var crf: Int = 23
 
@@ -47,8 +55,7 @@ struct RenderOptions: ParsableArguments {
         if !presets.contains(preset) { throw ValidationError("--preset must be one of \(presets.joined(separator: ", ")), not '\(preset)'.") }
     }
 
-    var encoder: EncoderOptions { EncoderOptions(crf: crf, preset: preset) }
-    func painter() throws -> OverlayPainter { try overlay.painter() }
+    var options: EncoderOptions { EncoderOptions(crf: crf, preset: preset) }
 }
 
 extension OverlayStyle: ExpressibleByArgument {

@@ -32,8 +32,6 @@ struct Scan: ParsableCommand {
     @Option(name: .customLong("min-spacing"), help: ArgumentHelp("Without --every: seconds between two key frames sampled at least (an all-intra file, where every frame is a key frame, is sampled this often).", valueName: "SECONDS"))
     var minSpacing: Double = KeyFrameSampling.defaultMinimumSpacing
 
-    @Option(help: "Analysis threads for the sampled frames, each with detectors of its own (default: all cores).")
-    var threads: Int?
 
     @Option(help: "Index of the video stream to read (default: the best video stream of each file).")
     var stream: Int?
@@ -43,17 +41,18 @@ struct Scan: ParsableCommand {
 
     @OptionGroup var detectors: DetectorOptions
 
-    @OptionGroup var decoding: InputOptions
+    @OptionGroup(title: "Performance") var performance: PerformanceOptions
+
+    @OptionGroup(title: "Input") var decoding: InputOptions
 
     func validate() throws {
         if let every, !(every > 0 && every.isFinite) { throw ValidationError("--every must be more than 0 seconds.") }
         if !(minSpacing >= 0 && minSpacing.isFinite) { throw ValidationError("--min-spacing must be a time of 0 seconds or more.") }
-        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256, not \(threads).") }
         if let stream, stream < 0 { throw ValidationError("--stream must be 0 or more, not \(stream).") }
     }
 
     func run() throws {
-        let lanes = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let lanes = performance.workers
         var options = ScanOptions(sampling: KeyFrameSampling(every: every, minimumSpacing: minSpacing),
                                   faces: try detectors.faceDetectorOptions(workers: lanes), codes: try detectors.codeReaderOptions())
         options.threads = lanes

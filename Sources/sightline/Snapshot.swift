@@ -31,11 +31,11 @@ struct Snapshot: ParsableCommand {
     @Flag(help: "Also print the frame's record (what was drawn) as one JSON line on standard output.")
     var json = false
 
-    @OptionGroup var overlay: OverlayOptions
+    @OptionGroup(title: "Overlays") var overlay: OverlayOptions
 
     @OptionGroup var detectors: DetectorOptions
 
-    @OptionGroup var decoding: InputOptions
+    @OptionGroup(title: "Input") var decoding: InputOptions
 
     func validate() throws {
         if !(at >= 0 && at.isFinite) { throw ValidationError("--at must be a time of 0 seconds or more.") }

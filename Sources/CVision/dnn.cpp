@@ -58,6 +58,8 @@ cv::Mat prepare(const cv::Mat &src, cv::Size size, int rotation, cv::Mat &scaled
 struct slv_dnn_input {
     // Reused buffers: averaged, scaled and turned planes, the interleaved chroma and its halves, the blob.
     cv::Mat yAveraged, yScaled, yTurned, cbScaled, cbTurned, crScaled, crTurned, chroma, halves[2], blob;
+    // Neutral chroma (128) for a grey picture.
+    std::vector<uint8_t> neutral;
 };
 
 struct slv_cv_net {
@@ -68,6 +70,20 @@ struct slv_cv_net {
 };
 
 namespace {
+
+/// One row of Y'CbCr bytes to the network's planar R'G'B' floats (clamped to 0..255, then
+/// scaled and offset).
+void convertRow(const YCbCrToRGB &convert, const uint8_t *__restrict ys, const uint8_t *__restrict cbs,
+                const uint8_t *__restrict crs, int w, float scale, float offset, float *__restrict outR,
+                float *__restrict outG, float *__restrict outB) {
+    for (int col = 0; col < w; col++) {
+        float r, g, b;
+        convert(ys[col], cbs[col], crs[col], r, g, b);
+        outR[col] = std::min(255.0f, std::max(0.0f, r)) * scale + offset;
+        outG[col] = std::min(255.0f, std::max(0.0f, g)) * scale + offset;
+        outB[col] = std::min(255.0f, std::max(0.0f, b)) * scale + offset;
+    }
+}
 
 /// Fills `d->blob` (1 x 3 x H x W float, display orientation) from the YUV planes: the planes are
 /// scaled to the small detection size first, so colour is converted only for that small image.
@@ -110,18 +126,13 @@ void makeBlob(slv_dnn_input *d, const slv_yuv_image &image, cv::Size displaySize
     // Y'CbCr to R'G'B' (0..255) for the frame's matrix and range.
     const YCbCrToRGB convert(image.matrix, image.full_range);
     float *outR = rgb ? planes[0] : planes[2], *outG = planes[1], *outB = rgb ? planes[2] : planes[0];
+    // A grey picture is converted with neutral chroma rows: one loop without branches, which
+    // the compiler vectorizes (the same operations per pixel, so the same floats).
+    if (!color) d->neutral.assign(w, 128);
     for (int row = 0; row < h; row++) {
-        const uint8_t *ys = y.ptr<uint8_t>(row);
-        const uint8_t *cbs = color ? cb.ptr<uint8_t>(row) : nullptr;
-        const uint8_t *crs = color ? cr.ptr<uint8_t>(row) : nullptr;
-        const size_t base = (size_t)row * w;
-        for (int col = 0; col < w; col++) {
-            float r, g, b;
-            convert(ys[col], color ? cbs[col] : 128, color ? crs[col] : 128, r, g, b);
-            outR[base + col] = std::min(255.0f, std::max(0.0f, r)) * scale + offset;
-            outG[base + col] = std::min(255.0f, std::max(0.0f, g)) * scale + offset;
-            outB[base + col] = std::min(255.0f, std::max(0.0f, b)) * scale + offset;
-        }
+        convertRow(convert, y.ptr<uint8_t>(row), color ? cb.ptr<uint8_t>(row) : d->neutral.data(),
+                   color ? cr.ptr<uint8_t>(row) : d->neutral.data(), w, scale, offset,
+                   outR + (size_t)row * w, outG + (size_t)row * w, outB + (size_t)row * w);
     }
 }
 

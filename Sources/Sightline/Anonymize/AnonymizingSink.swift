@@ -1,4 +1,3 @@
-import CFFmpeg
 
 /// Writes the video with every face covered, masks placed from the tracks (`MaskPlanner`).
 /// Frames are held back `lookBack` frames, so a track found at frame k also covers the frames
@@ -9,7 +8,7 @@ public final class AnonymizingSink: FrameSink {
     private let hider: FaceHider
     private let writer: MP4Writer
     private let audioSource: VideoFileSource?
-    private var scaler: OpaquePointer?
+    private let scaler = FrameScaler()
     /// At most `lookBack` + 1 frames, oldest first.
     private var held: [(index: Int, picture: Picture)] = []
     /// Frames written and masks drawn (for the summary line of `anonymize`).
@@ -25,12 +24,10 @@ public final class AnonymizingSink: FrameSink {
         audioSource = writer.hasAudio ? source : nil
     }
 
-    deinit { sws_freeContext(scaler) }
-
     public func frame(_ record: FrameRecord, picture: VideoFrame?) throws {
         planner.add(record)
         guard let picture else { return }
-        held.append((record.index, try Picture(copying: picture, scaler: &scaler)))
+        held.append((record.index, try Picture(copying: picture, scaler: scaler)))
         while held.count > options.lookBack { try writeOldest() }
     }
 

@@ -1,9 +1,28 @@
 import CFFmpeg
 
-/// A new frame holding `src`'s picture in `format`: a plain copy when the memory layouts agree,
-/// otherwise converted by swscale with the caller's cached context. The caller owns the result.
-func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat,
-                    scaler: inout OpaquePointer?) throws -> UnsafeMutablePointer<AVFrame> {
+/// One swscale context, kept for the next frame of the same size and format and freed with its
+/// owner: a sink holds one of these, never the C pointer.
+final class FrameScaler {
+    private var context: OpaquePointer?
+
+    deinit { sws_freeContext(context) }
+
+    /// The context for converting a `width` × `height` picture from `source` to `target`, reused
+    /// when the last call asked for the same; nil when swscale cannot.
+    func context(width: Int32, height: Int32, from source: AVPixelFormat, to target: AVPixelFormat, flags: Int32) -> OpaquePointer? {
+        context = sws_getCachedContext(context, width, height, source, width, height, target, flags, nil, nil, nil)
+        return context
+    }
+
+    /// A new frame holding `src`'s picture in `format`: a plain copy when the memory layouts
+    /// agree, otherwise converted by swscale. The caller owns the result.
+    func converted(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat) throws -> UnsafeMutablePointer<AVFrame> {
+        try convertedFrame(src, to: format, scaler: self)
+    }
+}
+
+private func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat,
+                            scaler: FrameScaler) throws -> UnsafeMutablePointer<AVFrame> {
     let w = src.pointee.width, h = src.pointee.height
     guard let out = av_frame_alloc() else { throw SightlineError.internal("out of memory copying a frame") }
     var owned: UnsafeMutablePointer<AVFrame>? = out
@@ -20,8 +39,7 @@ func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelForm
         av_frame_copy(out, src)
         return out
     }
-    scaler = sws_getCachedContext(scaler, w, h, AVPixelFormat(src.pointee.format), w, h, format, SWS_BILINEAR, nil, nil, nil)
-    guard let scaler else {
+    guard let scaler = scaler.context(width: w, height: h, from: AVPixelFormat(src.pointee.format), to: format, flags: SWS_BILINEAR) else {
         av_frame_free(&owned)
         throw SightlineError.internal("cannot convert pixel format \(src.pointee.format) to \(format.rawValue)")
     }

@@ -95,7 +95,7 @@ public final class VideoFileSource {
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
-    private var grayScaler: OpaquePointer?
+    private let grayScaler = FrameScaler()
     private let rotation: Rotation
     private let timeBase: AVRational
     /// The origin of `t` in the stream's time base units (seconds).
@@ -364,7 +364,6 @@ public final class VideoFileSource {
         av_packet_free(&packet)
         avcodec_free_context(&codec)
         avformat_close_input(&format)
-        sws_freeContext(grayScaler)
     }
 
     /// The next frame in presentation order, or nil at the end of the stream (or of --duration).
@@ -495,7 +494,7 @@ public final class VideoFileSource {
             decodedSinceSeek += 1
             if let clone = av_frame_clone(decoded) {
                 let gray = try VideoFrame.lumaFormats.contains(decoded.pointee.format) ? nil
-                    : convertedFrame(decoded, to: AV_PIX_FMT_GRAY8, scaler: &grayScaler)
+                    : grayScaler.converted(decoded, to: AV_PIX_FMT_GRAY8)
                 frameBeforeStart = VideoFrame(index: -1, position: position, pts: pts, seconds: seconds, rotation: rotation,
                                               decoded: clone, gray: gray)
             }
@@ -517,7 +516,7 @@ public final class VideoFileSource {
         guard let clone = av_frame_clone(decoded) else { throw SightlineError.internal("out of memory cloning a frame") }
         // A GRAY8 copy only for pixel formats without an 8-bit luma plane (RGB, 10-bit, packed YUV…).
         let gray = try VideoFrame.lumaFormats.contains(decoded.pointee.format) ? nil
-            : convertedFrame(decoded, to: AV_PIX_FMT_GRAY8, scaler: &grayScaler)
+            : grayScaler.converted(decoded, to: AV_PIX_FMT_GRAY8)
         defer { delivered += 1 }
         return VideoFrame(index: delivered, position: position, pts: pts, seconds: seconds, rotation: rotation,
                           decoded: clone, gray: gray)

@@ -72,9 +72,9 @@ public final class VideoFrame: @unchecked Sendable {
 
     /// A writable YUV 4:2:0 copy of the coded picture to draw on (the decoder's frame is shared
     /// and never changed). The caller owns the result (`av_frame_free`).
-    func drawableCopy(scaler: inout OpaquePointer?) throws -> UnsafeMutablePointer<AVFrame> {
+    func drawableCopy(scaler: FrameScaler) throws -> UnsafeMutablePointer<AVFrame> {
         guard let decoded else { throw SightlineError.internal("frame without a picture") }
-        let out = try convertedFrame(decoded, to: AV_PIX_FMT_YUV420P, scaler: &scaler)
+        let out = try scaler.converted(decoded, to: AV_PIX_FMT_YUV420P)
         out.pointee.pts = pts
         out.pointee.color_range = decoded.pointee.color_range
         return out

@@ -1,4 +1,3 @@
-import CFFmpeg
 import CVision
 import Foundation
 
@@ -29,14 +28,9 @@ public final class OverlayPainter {
 
     /// The frame with its observations drawn, upright as displayed (`snapshot`).
     public func still(_ record: FrameRecord, on frame: VideoFrame) throws -> RGBImage {
-        var scaler: OpaquePointer?, converter: OpaquePointer?
-        defer {
-            sws_freeContext(scaler)
-            sws_freeContext(converter)
-        }
-        let picture = try Picture(copying: frame, scaler: &scaler)
+        let picture = try Picture(copying: frame, scaler: FrameScaler())
         draw(record, on: picture)
-        return try picture.rgb(converter: &converter)
+        return try picture.rgb(converter: FrameScaler())
     }
 
     func draw(_ record: FrameRecord, on picture: Picture) {

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 
 /// Draws each frame's observations into a copy of its picture and hands it to an MP4 writer,
@@ -9,7 +8,7 @@ public final class OverlayRenderer: FrameSink {
     private let writer: MP4Writer
     /// Where audio packets to copy come from (nil: no audio).
     private let audioSource: VideoFileSource?
-    private var scaler: OpaquePointer?
+    private let scaler = FrameScaler()
     /// The last frame the analyzers saw: a dropped frame is drawn with its overlays, so they do
     /// not flicker in a recording.
     private var lastAnalyzed: FrameRecord?
@@ -22,10 +21,8 @@ public final class OverlayRenderer: FrameSink {
         audioSource = writer.hasAudio ? source : nil
     }
 
-    deinit { sws_freeContext(scaler) }
-
     public func render(_ record: FrameRecord, on frame: VideoFrame) throws {
-        let picture = try Picture(copying: frame, scaler: &scaler)
+        let picture = try Picture(copying: frame, scaler: scaler)
         painter.draw(record, on: picture)
         if let audioSource { try writer.writeAudio(audioSource.takeAudioPackets()) }
         try writer.write(picture.frame!)

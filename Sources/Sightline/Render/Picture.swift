@@ -11,8 +11,8 @@ final class Picture {
     let matrix: Int32
     let fullRange: Bool
 
-    init(copying source: VideoFrame, scaler: inout OpaquePointer?) throws {
-        frame = try source.drawableCopy(scaler: &scaler)
+    init(copying source: VideoFrame, scaler: FrameScaler) throws {
+        frame = try source.drawableCopy(scaler: scaler)
         rotation = source.rotation
         let yuv = source.yuv
         matrix = yuv.matrix == 709 ? 709 : 601
@@ -35,7 +35,7 @@ final class Picture {
 
     /// A displayed-frame rectangle (the whole frame by default) as RGB, turned upright: only
     /// that region is converted, then rotated by OpenCV.
-    func rgb(_ region: PixelRect? = nil, converter: inout OpaquePointer?) throws -> RGBImage {
+    func rgb(_ region: PixelRect? = nil, converter scaler: FrameScaler) throws -> RGBImage {
         guard let frame else { throw SightlineError.internal("picture without a frame") }
         guard let shown = (region ?? PixelRect(x: 0, y: 0, width: displayWidth, height: displayHeight))
             .clipped(width: displayWidth, height: displayHeight) else {
@@ -45,9 +45,8 @@ final class Picture {
         // Convert from an even corner so the 4:2:0 chroma rows and columns line up.
         let x0 = coded.x & ~1, y0 = coded.y & ~1
         let w = coded.x + coded.width - x0, h = coded.y + coded.height - y0
-        converter = sws_getCachedContext(converter, Int32(w), Int32(h), AV_PIX_FMT_YUV420P, Int32(w), Int32(h), AV_PIX_FMT_RGB24,
-                                         SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil)
-        guard let converter else { throw SightlineError.internal("cannot set up a YUV to RGB conversion") }
+        guard let converter = scaler.context(width: Int32(w), height: Int32(h), from: AV_PIX_FMT_YUV420P, to: AV_PIX_FMT_RGB24,
+                                             flags: SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT) else { throw SightlineError.internal("cannot set up a YUV to RGB conversion") }
         let range = frame.pointee.color_range == AVCOL_RANGE_JPEG || fullRange ? Int32(1) : 0
         sws_setColorspaceDetails(converter, sws_getCoefficients(matrix == 709 ? SWS_CS_ITU709 : SWS_CS_ITU601), range,
                                  sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 
 /// Keeps the best picture of every track and writes it as `DIR/face-<id>.png` or
@@ -25,8 +24,8 @@ public final class ThumbnailCollector: FrameSink {
         var image: RGBImage
     }
     private var best: [Int: Best] = [:]
-    private var scaler: OpaquePointer?
-    private var converter: OpaquePointer?
+    private let scaler = FrameScaler()
+    private let converter = FrameScaler()
 
     /// Creates the directory if needed.
     public init(directory: String) throws {
@@ -44,10 +43,6 @@ public final class ThumbnailCollector: FrameSink {
     /// Keeps the pictures in memory (`pictures`) instead of writing files.
     public init() { directory = nil }
 
-    deinit {
-        sws_freeContext(scaler)
-        sws_freeContext(converter)
-    }
 
     /// The displayed-frame pixels cut for a box: the box grown by a margin of a tenth of its
     /// longer side (at least 4 px) on every side, to whole pixels, clipped to the frame.
@@ -72,10 +67,10 @@ public final class ThumbnailCollector: FrameSink {
         for c in candidates {
             if let current = best[c.id],
                !(c.score > current.score || (c.score == current.score && c.box.area > current.area)) { continue }
-            if picture == nil { picture = try Picture(copying: frame, scaler: &scaler) }
+            if picture == nil { picture = try Picture(copying: frame, scaler: scaler) }
             guard let rect = Self.cropRect(for: c.box, frameWidth: picture!.displayWidth, frameHeight: picture!.displayHeight)
             else { continue }
-            let image = try picture!.rgb(rect, converter: &converter)
+            let image = try picture!.rgb(rect, converter: converter)
             best[c.id] = Best(kind: c.kind, score: c.score, area: c.box.area, image: image)
         }
     }

@@ -27,14 +27,14 @@ public final class FrameAnalyzer: @unchecked Sendable {
                     codeStatus: codeReader == nil ? .off : .dropped, faces: [], codes: [])
     }
 
-    /// Runs the detectors on the whole frame; with `detect` false, only records the frame (the
-    /// tracking stage searches it around known objects). `fullCodeSearch` false: no code search
-    /// (the tracking stage reads the known codes in their regions).
-    public func analyze(_ frame: VideoFrame, detect: Bool = true, fullCodeSearch: Bool = true) -> FrameRecord {
+    /// Runs the detectors on the whole frame as `plan` says: without full detection it only
+    /// records the frame (the tracking stage searches it around known objects); without the full
+    /// code search, no code search (the tracking stage reads the known codes in their regions).
+    public func analyze(_ frame: VideoFrame, plan: FramePlan = .whole) -> FrameRecord {
         let luma = frame.luma
         var faceStatus = AnalyzerStatus.off, codeStatus = AnalyzerStatus.off
         var faces: [FaceObservation] = [], codes: [CodeObservation] = []
-        if !detect {
+        if !plan.fullDetection {
             return FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds,
                                faceStatus: faceDetector == nil ? .off : .skipped,
                                codeStatus: codeReader == nil ? .off : .skipped, faces: [], codes: [])
@@ -56,7 +56,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
                 errors.append("frame \(frame.position): \(error)")
             }
         }
-        if codeReader != nil && !fullCodeSearch {
+        if codeReader != nil && !plan.fullCodeSearch {
             // Between full searches the tracking stage reads each known code in its region.
             codeStatus = .skipped
         } else if let codeReader {

@@ -1,8 +1,10 @@
 import Foundation
 import Synchronization
 
-/// One run: source → analysis (workers, or saved records) → synchronizer → tracking → sinks.
-/// The commands build a `RunConfiguration` and their sinks; everything in between is here.
+/// One run: one loop over the analyzed frames in presentation order (from the detectors'
+/// workers, or from saved records), each taken through cut → tracking (region search, ids) →
+/// identities → sinks. The commands build a `RunConfiguration` and their sinks; everything in
+/// between is here.
 ///
 /// Sinks get every frame in presentation order. One that fails is closed with what it has and
 /// left out; the run stops only when no output is left, and `run` throws the first failure after
@@ -17,7 +19,8 @@ public final class Run: @unchecked Sendable {
     public let codes: CodeReaderOptions?
     /// The tracking settings, as the stream record reports them (nil without tracking).
     public let tracking: TrackingConfiguration?
-    private let pipeline: AnalysisPipeline?
+    /// Where the analyzed frames come from: the detectors' pipeline, or saved records.
+    private let frames: AnalyzedFrames
     private let trackingStage: TrackingStage?
     private let cutDetector: CutDetector?
     private let identityLinker: IdentityLinker?
@@ -33,21 +36,22 @@ public final class Run: @unchecked Sendable {
             let faces = try faceOptions.resolvingModel()
             self.faces = faces
             codes = codeOptions
-            pipeline = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
-                                            threads: configuration.threads, schedule: configuration.schedule,
-                                            policy: configuration.backpressure, shotImages: configuration.cuts != nil)
+            frames = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
+                                          threads: configuration.threads, schedule: configuration.schedule,
+                                          policy: configuration.backpressure, shotImages: configuration.cuts != nil)
             trackingStage = try configuration.tracking.map {
                 try TrackingStage(tracker: $0, detectEvery: configuration.schedule.detectEvery, lanes: configuration.threads,
                                   faces: faces, codes: codeOptions)
             }
-        case .replay:
+        case .replay(let recorded):
             faces = nil
             codes = nil
-            pipeline = nil
+            frames = ReplayedFrames(source: configuration.source, recorded: recorded)
             trackingStage = nil
         }
         tracking = trackingStage?.configuration
-        cutDetector = pipeline == nil ? nil : configuration.cuts.map(CutDetector.init)
+        // Saved records carry their cuts already (they are not replayed).
+        if case .detect = configuration.analysis { cutDetector = configuration.cuts.map(CutDetector.init) } else { cutDetector = nil }
         // Identities need track ids and the five landmarks the DNN detectors give.
         if let options = configuration.identities, trackingStage != nil, faces?.backend.model != nil {
             identityLinker = try IdentityLinker(options: options, lanes: configuration.threads, shard: configuration.warmupEnds != nil)
@@ -65,7 +69,7 @@ public final class Run: @unchecked Sendable {
     /// Stops reading new frames; frames already read are still delivered. Safe from any thread.
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
-        pipeline?.stop()
+        frames.stop()
     }
 
     /// Runs to the end of the source (or `stop`, or the frame limit) and returns the summary the
@@ -75,76 +79,37 @@ public final class Run: @unchecked Sendable {
     public func run(into sinks: [FrameSink]) throws -> SummaryRecord {
         let delivery = Delivery(sinks: sinks)
         let started = ContinuousClock.now
-        var frames = 0
-        // A settled frame (the tracking stage holds frames until what looking back may still find
-        // on them is known) gets its identities and goes to the sinks, in order.
-        let hand: (TrackingStage.Settled) -> Void = { [self] settled in
-            var (record, ended) = (settled.record, settled.ended)
-            var samples: [IdentitySample] = []
-            if let identityLinker {
-                samples = identityLinker.process(&record, frame: settled.frame)
-                identityLinker.tracksEnded(&ended)
-            }
-            if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
-                delivery.each { try $0.warmupFrame(record) }
-            } else {
-                delivery.frame(record, picture: settled.frame)
-                // A shard run (one with a warm-up) writes its samples: merge links the shards'
-                // tracks into people with them, as the whole run does.
-                if configuration.warmupEnds != nil, !samples.isEmpty { delivery.each { try $0.identitySamples(samples) } }
-                delivery.end(ended)
-            }
-        }
-        // Every held frame, then every live track ended: at a cut and at the end of the stream.
-        let flush = { [self] (streamEnded: Bool) in
-            guard let trackingStage else { return }
-            var (held, ended) = trackingStage.finish()
-            held.forEach(hand)
-            identityLinker?.tracksEnded(&ended, more: !streamEnded)
-            delivery.end(ended)
-        }
-        let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
-            // A run that starts later compares its first frame with the one before, as the whole run.
-            if frames == 0, let before = pipeline?.shotBeforeStart { cutDetector?.prime(before) }
-            // A cut ends every track before its frame is tracked: no track spans two shots.
-            if let cut = cutDetector?.next(shot, frame: analyzed) {
-                flush(false)
-                if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-9 } ?? false) { delivery.each { try $0.cut(cut) } }
-            }
-            let settled = trackingStage?.process(analyzed, frame: picture)
-                ?? [TrackingStage.Settled(record: analyzed, frame: picture, ended: [])]
-            settled.forEach(hand)
-            try delivery.checkOutputsLeft()
-            frames += 1
-            if let limit = configuration.frameLimit, frames >= limit { stop() }
-        }
-
-        var result = AnalysisPipeline.Result()
+        var count = 0
+        let result: AnalysisResult
         do {
-            switch configuration.analysis {
-            case .detect:
-                result = try pipeline!.run(take)
-            case .replay(let recorded):
-                let source = configuration.source
-                while !stopRequested.load(ordering: .relaxed), let picture = try source.nextFrame() {
-                    try take(try recorded.record(for: picture), picture, nil)
-                    delivery.end(recorded.takeEndedTracks())
+            while let analyzed = try frames.next() {
+                // A run that starts later compares its first frame with the one before, as the whole run.
+                if let before = analyzed.shotBefore { cutDetector?.prime(before) }
+                // A cut ends every track before its frame is tracked: no track spans two shots.
+                if let cut = cutDetector?.next(analyzed.shot, frame: analyzed.record) {
+                    endEveryTrack(streamEnded: false, delivery)
+                    if !isWarmup(analyzed.record) { delivery.each { try $0.cut(cut) } }
                 }
-                if !stopRequested.load(ordering: .relaxed) {
-                    try recorded.finish(framesDecoded: frames)
-                    // Track records after the last frame record.
-                    delivery.end(recorded.takeEndedTracks())
-                }
-                result.frames = frames
-                result.damage = source.damage
+                // The tracking stage holds frames until what looking back may still find on them
+                // is known; the frames it lets go are settled.
+                let settled = trackingStage?.process(analyzed.record, frame: analyzed.frame)
+                    ?? [TrackingStage.Settled(record: analyzed.record, frame: analyzed.frame, ended: [])]
+                for frame in settled { deliver(frame, delivery) }
+                delivery.end(analyzed.endedTracks)
+                try delivery.checkOutputsLeft()
+                count += 1
+                if let limit = configuration.frameLimit, count >= limit { stop() }
             }
+            result = try frames.finish()
         } catch {
+            frames.cancel()
             // The frames read before the failure still reach the outputs, as without tracking.
-            trackingStage?.finish().frames.forEach(hand)
+            trackingStage?.finish().frames.forEach { deliver($0, delivery) }
             delivery.abandonAll()
             throw error
         }
-        flush(true)
+        delivery.end(result.endedTracks)
+        endEveryTrack(streamEnded: true, delivery)
         if let identityLinker {
             let rate = configuration.source.info.frameRate
             let people = identityLinker.finish(frameDuration: rate.num > 0 ? Double(rate.den) / Double(rate.num) : 0)
@@ -155,7 +120,7 @@ public final class Run: @unchecked Sendable {
         summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0) + (identityLinker?.errors ?? 0)
         summary.damage = result.damage
         summary.interrupted = stopRequested.load(ordering: .relaxed)
-            && !(configuration.frameLimit.map { frames >= $0 } ?? false)
+            && !(configuration.frameLimit.map { count >= $0 } ?? false)
         summary.live = configuration.source.isLive
         summary.lostFrames = configuration.source.lostFrames
         if configuration.timing {
@@ -163,6 +128,39 @@ public final class Run: @unchecked Sendable {
             summary.wallSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
         }
         return try delivery.finish(summary)
+    }
+
+    /// A frame of a shard's warm-up: analyzed and tracked, not part of the output.
+    private func isWarmup(_ record: FrameRecord) -> Bool {
+        configuration.warmupEnds.map { record.t < $0 - 1e-9 } ?? false
+    }
+
+    /// A settled frame gets its identities and goes to the sinks with the tracks that ended on it.
+    private func deliver(_ settled: TrackingStage.Settled, _ delivery: Delivery) {
+        var (record, ended) = (settled.record, settled.ended)
+        var samples: [IdentitySample] = []
+        if let identityLinker {
+            samples = identityLinker.process(&record, frame: settled.frame)
+            identityLinker.tracksEnded(&ended)
+        }
+        if isWarmup(record) {
+            delivery.each { try $0.warmupFrame(record) }
+        } else {
+            delivery.frame(record, picture: settled.frame)
+            // A shard run (one with a warm-up) writes its samples: merge links the shards'
+            // tracks into people with them, as the whole run does.
+            if configuration.warmupEnds != nil, !samples.isEmpty { delivery.each { try $0.identitySamples(samples) } }
+            delivery.end(ended)
+        }
+    }
+
+    /// Every held frame, then every live track ended: at a cut and at the end of the stream.
+    private func endEveryTrack(streamEnded: Bool, _ delivery: Delivery) {
+        guard let trackingStage else { return }
+        var (held, ended) = trackingStage.finish()
+        held.forEach { deliver($0, delivery) }
+        identityLinker?.tracksEnded(&ended, more: !streamEnded)
+        delivery.end(ended)
     }
 }
 

@@ -1,22 +1,3 @@
-/// Which analyses run on which frames. One place decides, so the pipeline, the tracking stage
-/// and the stream record agree.
-public struct Schedule: Sendable, Equatable {
-    /// Full-frame detection (faces and codes) on every Nth frame of the stream; on the frames
-    /// between, the tracking stage searches around known objects.
-    public var detectEvery = 1
-    /// The whole-frame code search on every Nth frame; between, known codes are read in their regions.
-    public var codeFullEvery = 15
-
-    public init(detectEvery: Int = 1, codeFullEvery: Int = 15) {
-        self.detectEvery = max(1, detectEvery)
-        self.codeFullEvery = max(1, codeFullEvery)
-    }
-
-    /// Whether the code reader searches the whole of `frame`: by the frame's position in the stream (the
-    /// record's `index`), so a shard searches the same frames as the whole run, whatever its cut.
-    public func fullCodeSearch(_ frame: VideoFrame) -> Bool { codeFullEvery <= 1 || frame.position % codeFullEvery == 0 }
-}
-
 /// Frames whose records were saved by an earlier run (`render`, `snapshot --records`): a run
 /// reads them instead of analyzing.
 public protocol RecordedFrames: AnyObject {

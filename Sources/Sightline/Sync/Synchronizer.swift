@@ -8,6 +8,11 @@ struct AnalyzedFrame: @unchecked Sendable {
     var frame: VideoFrame
     /// The frame as shot-cut detection compares it (nil: cuts off, or the frame was dropped).
     var shot: ShotImage? = nil
+    /// First frame of a run that starts later in the stream: the frame before it, as shot-cut
+    /// detection compares it (the whole run compares the two too).
+    var shotBefore: ShotImage? = nil
+    /// Saved records: the tracks whose records follow this frame's.
+    var endedTracks: [TrackRecord] = []
 }
 
 /// Restores presentation order: workers finish frames in any order, the synchronizer hands

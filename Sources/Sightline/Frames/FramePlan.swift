@@ -1,0 +1,63 @@
+/// Which analyses run on which frames. One place decides (`planner()` gives each frame its
+/// `FramePlan`), so the pipeline, the tracking stage, a shard and the stream record agree.
+public struct Schedule: Sendable, Equatable {
+    /// Full-frame detection (faces and codes) on every Nth frame of the stream; on the frames
+    /// between, the tracking stage searches around known objects.
+    public var detectEvery = 1
+    /// The whole-frame code search on every Nth frame; between, known codes are read in their regions.
+    public var codeFullEvery = 15
+
+    public init(detectEvery: Int = 1, codeFullEvery: Int = 15) {
+        self.detectEvery = max(1, detectEvery)
+        self.codeFullEvery = max(1, codeFullEvery)
+    }
+
+    /// Whether the code reader searches the whole frame at `position` in the stream (the
+    /// record's `index`), so a shard searches the same frames as the whole run, whatever its cut.
+    public func fullCodeSearch(at position: Int) -> Bool { codeFullEvery <= 1 || position % codeFullEvery == 0 }
+
+    /// The plans of one run's frames, in the order they are read.
+    public func planner() -> FramePlanner { FramePlanner(schedule: self) }
+}
+
+/// What the detectors do on one frame. The tracking stage then searches around every known
+/// object where the whole-frame search did not run.
+public struct FramePlan: Sendable, Equatable {
+    /// Whole-frame face detection (and the code search, if `fullCodeSearch`); false: the frame
+    /// is only recorded.
+    public var fullDetection: Bool
+    /// The whole-frame code search.
+    public var fullCodeSearch: Bool
+
+    /// Every detector on the whole frame (a still, a scan's sample).
+    public static let whole = FramePlan(fullDetection: true, fullCodeSearch: true)
+}
+
+/// Gives each frame its `FramePlan`, by its position in the stream: full detection on positions
+/// 0, N, 2N… (N = `detectEvery`), also in a run that starts later (a shard keeps the whole run's
+/// phase, so both detect on the same frames). A live source that drops a full-detection frame
+/// (`dropped`) passes the duty on to the next frame analyzed, so new objects still appear
+/// within N frames.
+public struct FramePlanner: Sendable {
+    public let schedule: Schedule
+    /// The position of the last frame that got full detection (nil before the first frame).
+    private var lastDetection: Int?
+
+    init(schedule: Schedule) { self.schedule = schedule }
+
+    /// The plan of the frame at `position`; call `analyzed` once it is sure to be analyzed.
+    public mutating func plan(at position: Int) -> FramePlan {
+        if lastDetection == nil {
+            let phase = position % schedule.detectEvery
+            lastDetection = phase == 0 ? Int.min / 2 : position - phase
+        }
+        let detect = position - lastDetection! >= schedule.detectEvery
+        return FramePlan(fullDetection: detect, fullCodeSearch: detect && schedule.fullCodeSearch(at: position))
+    }
+
+    /// The frame at `position` goes to the analyzers with `plan` (a frame a live source drops
+    /// is not reported, so its full detection moves on to the next frame).
+    public mutating func analyzed(at position: Int, _ plan: FramePlan) {
+        if plan.fullDetection { lastDetection = position }
+    }
+}

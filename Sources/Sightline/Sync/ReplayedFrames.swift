@@ -1,0 +1,40 @@
+import Synchronization
+
+/// Saved records paired with the decoded frames they were made from (`render`, `report
+/// --video`, `snapshot --records`): the run's second source of analyzed frames, beside the
+/// detectors' `AnalysisPipeline`.
+final class ReplayedFrames: AnalyzedFrames, @unchecked Sendable {
+    // @unchecked Sendable: only `stop` is called from other threads; it sets an atomic flag.
+    private let source: FrameSource
+    private let recorded: RecordedFrames
+    private let stopRequested = Atomic(false)
+    private var count = 0
+
+    init(source: FrameSource, recorded: RecordedFrames) {
+        self.source = source
+        self.recorded = recorded
+    }
+
+    func next() throws -> AnalyzedFrame? {
+        guard !stopRequested.load(ordering: .relaxed), let picture = try source.nextFrame() else { return nil }
+        var analyzed = AnalyzedFrame(record: try recorded.record(for: picture), frame: picture)
+        analyzed.endedTracks = recorded.takeEndedTracks()
+        count += 1
+        return analyzed
+    }
+
+    func finish() throws -> AnalysisResult {
+        var result = AnalysisResult()
+        if !stopRequested.load(ordering: .relaxed) {
+            try recorded.finish(framesDecoded: count)
+            // Track records after the last frame record.
+            result.endedTracks = recorded.takeEndedTracks()
+        }
+        result.frames = count
+        result.damage = source.damage
+        return result
+    }
+
+    func stop() { stopRequested.store(true, ordering: .relaxed) }
+    func cancel() { stop() }
+}

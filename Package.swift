@@ -39,13 +39,18 @@ let package = Package(
         ),
         // The one zxing-cpp call its C API lacks: a barcode's text with its length.
         .target(name: "CZXingText", dependencies: ["CZXing"], path: "Sources/CZXingText"),
+        // The bottom layer, held below every other by the compiler: the values a run produces
+        // (geometry, observations, frame, track, cut and summary records, the per-frame plan).
+        .target(name: "SightlineFrames", path: "Sources/Sightline/Frames"),
         .target(name: "Sightline",
-                dependencies: ["CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CCurl", "CZXing", "CZXingText", "COpenVINO", "CVision"]),
+                dependencies: ["SightlineFrames", "CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CCurl", "CZXing", "CZXingText",
+                               "COpenVINO", "CVision"],
+                exclude: ["Frames"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "sightline"]),
+        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "sightline"]),
     ],
     cxxLanguageStandard: .cxx17
 )

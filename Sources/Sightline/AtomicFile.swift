@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SightlineFrames
 
 /// An output written under a temporary name beside it (`PATH.partial`, in the same folder so the
 /// rename is atomic) and renamed to PATH only when complete: a killed, interrupted or failed

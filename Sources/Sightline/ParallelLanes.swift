@@ -1,5 +1,6 @@
 import CVision
 import Dispatch
+import SightlineFrames
 
 /// Sightline parallelizes its own work (frames, lanes), so the BLAS that OpenCV links runs on its
 /// caller's thread. Called first thing by the command line: OpenBLAS's threads, started when it

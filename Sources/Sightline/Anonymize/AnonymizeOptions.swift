@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// What covers a face in an anonymized video.
 public enum AnonymizeStyle: Hashable, Sendable, CustomStringConvertible {
     /// Block averages smoothed into one another: no edge or feature of the face is left.

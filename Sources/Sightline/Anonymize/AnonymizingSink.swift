@@ -1,3 +1,4 @@
+import SightlineFrames
 
 /// Writes the video with every face covered, masks placed from the tracks (`MaskPlanner`).
 /// Frames are held back `lookBack` frames, so a track found at frame k also covers the frames

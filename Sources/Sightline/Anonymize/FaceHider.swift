@@ -1,4 +1,5 @@
 import CVision
+import SightlineFrames
 
 /// Covers mask boxes in a picture's YUV planes. Blur and pixelate replace every pixel of the
 /// mask by block averages (smoothed for blur), so nothing finer than a block survives: a light

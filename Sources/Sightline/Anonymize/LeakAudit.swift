@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// The ways `leaks` looks for a face the anonymized video still shows. Each is reported on its
 /// own, so a publisher sees which one a leak got past.

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Where the masks of each frame go, from the face tracks: a track's face is masked on every
 /// frame it was seen, interpolated between sightings, held at its predicted place for `hold`
 /// frames after the last one, and masked at its first box for `lookBack` frames before the first.

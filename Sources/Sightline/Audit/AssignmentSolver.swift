@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Optimal one-to-one assignment (the linear assignment problem), solved with the Hungarian method
 /// in its shortest-augmenting-path form (Jonker–Volgenant): O(n²·m) for n ≤ m.
 ///

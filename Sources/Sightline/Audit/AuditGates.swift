@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Thresholds that make an audit fail, so it can run as a check in a pipeline.
 ///
 /// Per kind, "recall" and "precision" mean what a user of that kind cares about:

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// The kinds of object an audit covers.
 public enum AuditKind: String, CaseIterable, Sendable {
     case faces, codes

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Average precision over detection confidence, as COCO computes it (pycocotools `COCOeval`) for one
 /// category at one IoU threshold:
 ///

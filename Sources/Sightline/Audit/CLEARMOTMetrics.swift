@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// What happened to truth objects and predictions in one frame under CLEAR MOT matching.
 public struct MOTFrameEvents: Sendable, Equatable {
     public enum Kind: String, Sendable { case match, idSwitch = "switch", miss, falsePositive = "fp" }

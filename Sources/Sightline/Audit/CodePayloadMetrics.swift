@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// How well code payloads were read: a truth code counts as read correctly when a read pairs with it
 /// (see `ObservationMatcher`) with the same symbology and byte-identical payload.
 public struct CodePayloadMetrics: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Frame-by-frame detection counts of one kind of object at an IoU threshold, and the ratios made
 /// from them. A ratio whose denominator is 0 is nil (undefined), never a made-up 0 or 1.
 public struct DetectionMetrics: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// How the frames of two record files are paired.
 public enum FrameMatching: String, CaseIterable, Sendable {

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Higher Order Tracking Accuracy (Luiten et al., "HOTA: A Higher Order Metric for Evaluating
 /// Multi-object Tracking", IJCV 2021), computed as TrackEval's `HOTA.eval_sequence` does, so the
 /// numbers agree with TrackEval's:

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Identity measures of Ristani et al., "Performance Measures and a Data Set for Multi-Target,
 /// Multi-Camera Tracking" (2016): truth trajectories and predicted trajectories are matched one to
 /// one over the whole sequence by a global minimum-cost bipartite matching, where pairing a truth

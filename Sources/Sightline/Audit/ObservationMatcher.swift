@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// The pairing of one frame's truth boxes with its predicted boxes.
 public struct FrameMatch: Sendable, Equatable {
     public struct Pair: Sendable, Equatable {

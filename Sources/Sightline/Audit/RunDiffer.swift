@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// A face or a code, as one side of a difference.
 public enum DiffItem: Sendable, Equatable {
     case face(FaceObservation)

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Detection counts of one kind of object against ground truth (the short form; `Auditor` gives the
 /// full metrics). Undefined ratios are 1 here, as callers of this form expect.
 public struct DetectionCounts: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// What a camera can deliver, as `sightline devices` lists it.
 public struct CameraDescription: Sendable {

@@ -2,6 +2,7 @@ import CFFmpeg
 import CVision
 import Foundation
 import Synchronization
+import SightlineFrames
 
 /// What to capture from a camera.
 public struct CameraOptions: Sendable {

@@ -1,5 +1,6 @@
 import CV4L2
 import Foundation
+import SightlineFrames
 
 /// A V4L2 pixel format code ("YUYV", "MJPG", …).
 public struct FourCC: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Finds shot boundaries in frame order, as PySceneDetect 0.7.2's ContentDetector with its
 /// default flash filter: a frame whose score (change from the previous frame) reaches the
 /// threshold starts a new shot when at least `minShot` frames have passed since the last frame

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Shot-cut detection settings (PySceneDetect's ContentDetector defaults).
 public struct CutOptions: Sendable, Equatable {
     /// A frame whose content score is at least this starts a new shot.

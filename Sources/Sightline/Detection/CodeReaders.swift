@@ -1,6 +1,7 @@
 import CVision
 import CZBar
 import Foundation
+import SightlineFrames
 
 /// Which code reader runs.
 public enum CodeBackend: String, CaseIterable, Sendable {

@@ -1,5 +1,6 @@
 import CVision
 import Foundation
+import SightlineFrames
 
 /// Eye and smile cascades (opencv-data) searched inside face boxes. One instance per thread.
 public final class FaceAttributeReader {

@@ -1,5 +1,6 @@
 import CVision
 import Foundation
+import SightlineFrames
 
 /// Which face detector runs.
 public enum FaceBackend: String, CaseIterable, Sendable {

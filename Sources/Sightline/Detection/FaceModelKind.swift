@@ -1,6 +1,7 @@
 import CVision
 import Foundation
 import Synchronization
+import SightlineFrames
 
 /// The ONNX face detector formats Sightline decodes: what input each takes and how its outputs
 /// become faces. The same for every inference runtime.

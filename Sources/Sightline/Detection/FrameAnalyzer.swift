@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// The analyzers one worker runs on a frame: a face detector and a code reader of its own
 /// (neither OpenCV cascades nor zbar scanners may be shared between threads).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// CVAT for video 1.1 XML (the "CVAT for video" export and import format of CVAT): the task's meta
 /// (size, frames, labels, original size) and one `<track>` per Sightline track with a `<box>` per

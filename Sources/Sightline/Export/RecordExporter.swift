@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// The annotation formats `sightline export` writes.
 public enum ExportFormat: String, CaseIterable, Sendable {

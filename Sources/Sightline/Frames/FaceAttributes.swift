@@ -30,7 +30,7 @@ public struct FaceAttributes: Hashable, Sendable {
 extension FaceAttributes {
     /// Eye and mouth positions (and the roll) taken from a detector's landmarks; what only the
     /// cascades measure (smile, closed eyes) is kept.
-    func placed(by landmarks: FaceLandmarks) -> FaceAttributes {
+    package func placed(by landmarks: FaceLandmarks) -> FaceAttributes {
         var a = self
         a.leftEye = landmarks.leftEye
         a.rightEye = landmarks.rightEye
@@ -40,5 +40,5 @@ extension FaceAttributes {
     }
 
     /// Degrees the eye line turns from horizontal (clockwise positive, y down).
-    static func roll(left: Point, right: Point) -> Double { atan2(right.y - left.y, right.x - left.x) * 180 / .pi }
+    package static func roll(left: Point, right: Point) -> Double { atan2(right.y - left.y, right.x - left.x) * 180 / .pi }
 }

@@ -43,7 +43,7 @@ public struct FramePlanner: Sendable {
     /// The position of the last frame that got full detection (nil before the first frame).
     private var lastDetection: Int?
 
-    init(schedule: Schedule) { self.schedule = schedule }
+    package init(schedule: Schedule) { self.schedule = schedule }
 
     /// The plan of the frame at `position`; call `analyzed` once it is sure to be analyzed.
     public mutating func plan(at position: Int) -> FramePlan {

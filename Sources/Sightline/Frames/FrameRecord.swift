@@ -81,16 +81,16 @@ public struct SummaryRecord: Sendable {
 }
 
 /// Decimal places: geometry in pixels, time in seconds, scores.
-enum Precision {
-    static let pixels = 2
-    static let seconds = 6
-    static let score = 3
+package enum Precision {
+    package static let pixels = 2
+    package static let seconds = 6
+    package static let score = 3
 
     /// A value as the records write it (and as a reader of them gets it back).
-    static func written(_ value: Double, digits: Int) -> Double { Double(format(value, digits: digits)) ?? value }
+    package static func written(_ value: Double, digits: Int) -> Double { Double(format(value, digits: digits)) ?? value }
 
     /// `value` with `digits` decimals, as the records write it: never "-0.00", 0 for what is not finite.
-    static func format(_ value: Double, digits: Int) -> String {
+    package static func format(_ value: Double, digits: Int) -> String {
         guard value.isFinite else { return digits == 0 ? "0" : "0." + String(repeating: "0", count: digits) }
         let text = String(format: "%.\(digits)f", value)
         if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) {
@@ -98,8 +98,8 @@ enum Precision {
         }
         return text
     }
-    static func written(_ p: Point) -> Point { Point(x: written(p.x, digits: pixels), y: written(p.y, digits: pixels)) }
-    static func written(_ b: Box) -> Box {
+    package static func written(_ p: Point) -> Point { Point(x: written(p.x, digits: pixels), y: written(p.y, digits: pixels)) }
+    package static func written(_ b: Box) -> Box {
         Box(x: written(b.x, digits: pixels), y: written(b.y, digits: pixels), w: written(b.w, digits: pixels), h: written(b.h, digits: pixels))
     }
 }
@@ -143,6 +143,8 @@ public struct DecodeDamage: Sendable, Equatable {
     /// this); they are dropped, so the frames handed out keep strictly increasing timestamps.
     public var outOfOrderFrames = 0
     public var isEmpty: Bool { corruptFrames == 0 && readError == nil && outOfOrderFrames == 0 }
+
+    public init() {}
 }
 
 extension DecodeDamage: CustomStringConvertible {

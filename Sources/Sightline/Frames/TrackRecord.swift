@@ -30,6 +30,27 @@ public struct TrackRecord: Sendable, Equatable {
     public var bestFrame: Int
 
     public var duration: Double { lastT - firstT }
+
+    package init(id: Int, kind: TrackKind, identity: Int? = nil, firstFrame: Int, lastFrame: Int, firstT: Double, lastT: Double,
+                 framesObserved: Int = 0, framesInterpolated: Int = 0, meanScore: Double? = nil, symbology: Symbology? = nil,
+                 text: String? = nil, bytes: [UInt8]? = nil, state: CodeTrackState? = nil, bestBox: Box, bestFrame: Int) {
+        self.id = id
+        self.kind = kind
+        self.identity = identity
+        self.firstFrame = firstFrame
+        self.lastFrame = lastFrame
+        self.firstT = firstT
+        self.lastT = lastT
+        self.framesObserved = framesObserved
+        self.framesInterpolated = framesInterpolated
+        self.meanScore = meanScore
+        self.symbology = symbology
+        self.text = text
+        self.bytes = bytes
+        self.state = state
+        self.bestBox = bestBox
+        self.bestFrame = bestFrame
+    }
 }
 
 /// Whether a code track's payload is trusted yet.

@@ -1,5 +1,6 @@
 import CVision
 import Foundation
+import SightlineFrames
 
 /// A face's 128-number SFace embedding, L2-normalized: two faces of one person have a cosine
 /// similarity of 0.363 or more (OpenCV's threshold for SFace).

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Face tracks into people from their samples, in frame order; no model. A run feeds it the faces
 /// it samples, aligned, and the function that embeds them; `merge` feeds it the samples its shards
 /// wrote, embedded, and so gets the whole run's people.

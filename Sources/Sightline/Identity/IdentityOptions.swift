@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Face identity settings: which model, when two tracks are one person, what is written.
 public struct IdentityOptions: Sendable {
     /// Cosine similarity at which a track joins a person. Stricter than OpenCV's pairwise

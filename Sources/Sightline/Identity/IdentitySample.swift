@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// One embedded face of a track: what linking uses, and what a shard run writes (`sample`
 /// records) so that `merge` links the shards' tracks as the whole run does.
 public struct IdentitySample: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// Known networks kept compiled between runs, in `$XDG_CACHE_HOME/sightline/compiled` (default
 /// `~/.cache/sightline/compiled`). Reading, reshaping and compiling CenterFace for the CPU takes

@@ -1,5 +1,6 @@
 import CVision
 import Foundation
+import SightlineFrames
 
 /// Which library runs the ONNX face detectors.
 public enum DNNRuntime: String, CaseIterable, Sendable {

@@ -1,5 +1,6 @@
 import CVision
 import Foundation
+import SightlineFrames
 
 /// Makes a network's input image from a frame's planes, once per frame, with reused buffers
 /// (CVision's dnn.cpp). Not thread-safe: one per worker.

@@ -1,5 +1,6 @@
 import CVision
 import Foundation
+import SightlineFrames
 
 /// An ONNX network run by OpenCV's dnn module, one thread, for one worker.
 final class OpenCVSession: InferenceSession {

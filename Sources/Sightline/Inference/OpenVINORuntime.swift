@@ -1,6 +1,7 @@
 import COpenVINO
 import Foundation
 import Synchronization
+import SightlineFrames
 
 /// OpenVINO's CPU runtime, loaded once per process from the library Scripts/install-deps.sh
 /// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps one compiled model

@@ -1,4 +1,5 @@
 import CFFmpeg
+import SightlineFrames
 
 /// An error code of FFmpeg's libraries (a negative AVERROR), with FFmpeg's own message.
 public struct FFmpegError: Error, CustomStringConvertible, Sendable {

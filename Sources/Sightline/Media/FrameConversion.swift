@@ -1,4 +1,5 @@
 import CFFmpeg
+import SightlineFrames
 
 /// One swscale context, kept for the next frame of the same size and format and freed with its
 /// owner: a sink holds one of these, never the C pointer.

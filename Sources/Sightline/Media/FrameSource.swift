@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Where the pipeline's frames come from: a video file, or a live camera.
 /// One instance is used by one thread (the pipeline's reading thread).
 public protocol FrameSource: AnyObject {

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Which key frames a key-frame-only read decodes (`sightline scan`): every other packet is read
 /// but never decoded, which is what makes such a read several times cheaper than decoding.
 public struct KeyFrameSampling: Sendable, Equatable {

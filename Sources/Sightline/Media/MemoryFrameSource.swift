@@ -1,5 +1,6 @@
 import CFFmpeg
 import CVision
+import SightlineFrames
 
 /// Frames drawn in memory instead of decoded: a scene whose every box is known, run through
 /// `Run` in-process (what swift-nio's EmbeddedChannel is to a channel's handlers), or pictures

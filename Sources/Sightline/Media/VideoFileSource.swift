@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SightlineFrames
 
 /// What a source tells about the video stream it reads: the `stream` record's facts.
 public struct VideoStreamInfo: Sendable {

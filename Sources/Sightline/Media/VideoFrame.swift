@@ -1,5 +1,6 @@
 import CFFmpeg
 import CVision
+import SightlineFrames
 
 /// A read-only view of an 8-bit gray image (a decoded frame's luma plane). Valid only while the
 /// `VideoFrame` it came from is alive.

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import SightlineFrames
 
 /// Why a download failed; the description is the reason `models fetch` prints.
 enum DownloadError: Error, CustomStringConvertible {

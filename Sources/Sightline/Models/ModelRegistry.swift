@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// A face detector model Sightline knows: where it comes from, pinned to a commit, and its checksum.
 /// The files are not part of Sightline; `sightline models fetch NAME` installs them.

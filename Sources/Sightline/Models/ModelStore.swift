@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SightlineFrames
 
 /// A model file chosen for a run: where it is and the SHA-256 of its contents.
 public struct ModelFile: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SightlineFrames
 
 /// Incremental SHA-256, computed by FFmpeg's libavutil (already linked for decoding).
 final class SHA256 {

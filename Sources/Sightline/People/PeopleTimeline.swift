@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// The people of one or more record files (`sightline people`): each file's identity records,
 /// and across files, identities linked by their mean embeddings (written with `--embeddings`).

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 extension CameraDescription {
     /// The camera as `sightline devices --json` prints it.
     public var json: JSON {

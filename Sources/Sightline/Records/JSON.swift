@@ -1,5 +1,6 @@
 import CJSONC
 import Foundation
+import SightlineFrames
 
 /// A JSON value with keys in a fixed order and numbers at a fixed precision, serialized by json-c.
 public indirect enum JSON: Sendable, Equatable {

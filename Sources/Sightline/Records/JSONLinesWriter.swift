@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// Writes records as JSON Lines to a file or standard output. Each record goes out as one
 /// complete line in one write, so whatever was written stays valid JSON Lines if the process dies.

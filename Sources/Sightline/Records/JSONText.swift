@@ -1,5 +1,6 @@
 import CJSONC
 import Foundation
+import SightlineFrames
 
 /// Parses one JSON text with json-c (strict, UTF-8 checked) into the values JSONSerialization gives
 /// (String, NSNumber, Bool, NSNull, [Any], [String: Any]), built as native Swift containers: record

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 extension Box {
     var json: JSON {

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// One JSON record read back (parsed by json-c, `JSONText`), with typed access to its members.
 /// It is how code outside `Records/` reads a record: the decoders of the plan's `shard` lines

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// A file of frame records: a Sightline JSON Lines file (an analyze run, or ground truth in the same
 /// shape), or MOTChallenge text read into the same shape (see `MOTChallengeText`).

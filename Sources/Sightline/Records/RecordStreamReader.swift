@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SightlineFrames
 
 /// Reads a Sightline JSON Lines file one record at a time, so memory stays bounded whatever the
 /// video's length (`RecordFile` holds every frame). The first record must be the `stream` record.

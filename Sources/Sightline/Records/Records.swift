@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// The record types Sightline writes, one JSON object per line (see Schemas/).
 
 /// Version of the record format; bumped when a field changes meaning or disappears.

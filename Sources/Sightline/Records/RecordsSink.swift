@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// The JSON Lines output of a run: the stream record first, a frame record per frame (warm-up
 /// frames as `warmup` records), track records as tracks end, the summary last.
 public final class RecordsSink: FrameSink {

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// A `stream` record read back: what replay, merge, the exports and the report need to know
 /// about the stream and the run that wrote the records, typed. (`StreamRecord` writes it.)

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 extension TrackRecord {
     /// The timeline `sightline tracks` prints: one line per track, in the order given.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SightlineFrames
 
 /// Encoding settings of the rendered video.
 public struct EncoderOptions: Sendable, Equatable {

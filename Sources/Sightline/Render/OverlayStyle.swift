@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// How observations are drawn.
 public enum OverlayStyle: Hashable, Sendable, CustomStringConvertible {
     /// Boxes with track-id labels and landmark dots (faces), outlines with the payload (codes).

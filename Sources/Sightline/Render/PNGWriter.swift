@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SightlineFrames
 
 /// Writes RGB pictures as PNG files with FFmpeg's png encoder (no image library of its own).
 public enum PNGWriter {

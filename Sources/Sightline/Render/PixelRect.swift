@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// A rectangle of whole pixels (displayed-frame pixels unless said otherwise).
 public struct PixelRect: Hashable, Sendable {
     public var x: Int

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// A packed 8-bit RGB picture in display orientation: a still or a thumbnail.
 public struct RGBImage: Sendable {
     public let width: Int

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// A run's first frame drawn with its overlays as a PNG (`snapshot`).
 public final class StillSink: FrameSink {
     private let painter: OverlayPainter

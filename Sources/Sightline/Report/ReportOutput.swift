@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// The report file, written under a temporary name beside it and renamed when complete (see
 /// `AtomicFile`), so a failed or interrupted run never leaves half a page at the path asked for.

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Everything `sightline scan` is made of: which key frames it samples, what it looks for on
 /// them, and how many files it reads at once.
 public struct ScanOptions: Sendable {

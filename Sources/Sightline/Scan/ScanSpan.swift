@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// A stretch of a file where a scan saw something: from the last sample before the first
 /// sighting to the first sample after the last one, because the object may be there anywhere

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// What a scan found in one file: its sampled frames and spans, or why it could not be read.
 public struct ScannedFile: Sendable {

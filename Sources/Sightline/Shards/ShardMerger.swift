@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// One shard's records, read whole: its stream record, its warm-up and frame records (each frame
 /// kept as written, to be copied with new track ids), and its summary.

@@ -1,6 +1,7 @@
 import CVision
 import Foundation
 import Synchronization
+import SightlineFrames
 
 /// What the reading thread does when the analyzers are behind.
 public enum BackpressurePolicy: Sendable {

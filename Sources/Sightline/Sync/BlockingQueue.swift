@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// A bounded first-in first-out queue between threads. `push` waits while it is full, `pop`
 /// while it is empty; after `close`, pushes are refused and pops drain what is left, then get nil.

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// A sink that keeps everything a run hands out, in order: what a test of `Run` reads back
 /// in-process, instead of parsing a records file.
 public final class CollectingSink: FrameSink {

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// One self-overwriting status line on standard error while a long run goes on: frames, time,
 /// speed, what is left. Drawn only when standard error is a terminal, a few times a second.

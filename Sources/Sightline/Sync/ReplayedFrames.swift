@@ -1,4 +1,5 @@
 import Synchronization
+import SightlineFrames
 
 /// Saved records paired with the decoded frames they were made from (`render`, `report
 /// --video`, `snapshot --records`): the run's second source of analyzed frames, beside the

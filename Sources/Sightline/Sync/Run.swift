@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SightlineFrames
 
 /// One run: one loop over the analyzed frames in presentation order (from the detectors'
 /// workers, or from saved records), each taken through cut → tracking (region search, ids) →

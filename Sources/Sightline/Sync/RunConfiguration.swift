@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Frames whose records were saved by an earlier run (`render`, `snapshot --records`): a run
 /// reads them instead of analyzing.
 public protocol RecordedFrames: AnyObject {

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineFrames
 
 /// A frame and what the analyzers found in it. The frame stays alive until the ordered stage
 /// (tracking, which may search it again) is done with it.

@@ -1,4 +1,5 @@
 import CVision
+import SightlineFrames
 
 /// How a face looked at its last full detection: the picture under its box, sampled small.
 /// Between detections (detection stride) the face is followed by finding this patch again near

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// The confirmation rule of code tracks: a track is confirmed once its bytes were read in `reads`
 /// of the last `window` analyzed frames, and stays confirmed. Symbologies with error correction
 /// (QR, Micro QR, DataMatrix, Aztec, PDF417, MaxiCode) confirm on their first read: a misread

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Constant-velocity Kalman filter for one coordinate: state (position, velocity).
 ///
 /// SORT's box filter with a constant-velocity model and per-coordinate diagonal noise is four of

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Searches a frame around one live track's predicted place. A face, DNN backends: the same
 /// network on a crop around the predicted box. A face, cascades: its appearance patch from
 /// the last detection first, then (a changed look, or no patch) the face cascade with sizes near

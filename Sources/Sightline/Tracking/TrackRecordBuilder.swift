@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Builds a track record from the track's observations, frame by frame. Used by the tracker as it
 /// runs and by `merge` from frame records, so both must see the same numbers: scores and boxes
 /// are compared at the precision the records hold them.

@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Options of the tracker stage.
 public struct TrackerOptions: Sendable, Equatable {
     /// Frames a track may go unseen before it ends.

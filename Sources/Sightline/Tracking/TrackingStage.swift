@@ -1,3 +1,5 @@
+import SightlineFrames
+
 /// Tracking settings reported in the stream record.
 public struct TrackingConfiguration: Sendable, Equatable {
     public var maxGap: Int

@@ -69,6 +69,7 @@ final class OpenVINORuntime: @unchecked Sendable {
     private init() throws {
         // Before OpenVINO starts its threads: see the shim.
         slv_limit_malloc_arenas(Self.mallocArenas)
+        slv_fix_mmap_threshold(Self.mmapThreshold)
         var api = slv_openvino_api()
         var reasons: [String] = []
         var loaded = false
@@ -172,6 +173,8 @@ final class OpenVINORuntime: @unchecked Sendable {
 
     /// glibc malloc arenas for the whole process, set when OpenVINO is first loaded.
     static let mallocArenas: Int32 = 2
+    /// Allocations from this size get a mapping of their own (see the shim).
+    static let mmapThreshold: Int32 = 1 << 20
 
     /// Infer requests per stream for an input of `width` x `height`. One stream per worker, each
     /// on one thread, is the faster way on 2 cores: at 640x352 (720p's default input) it took the

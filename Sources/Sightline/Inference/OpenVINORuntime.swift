@@ -373,7 +373,8 @@ final class OpenVINOSession: InferenceSession {
             try check(api.tensor_data(output, &data), "output \(name)")
             try check(api.tensor_get_size(output, &count), "output \(name)")
             guard let data else { throw InferenceError.failed("OpenVINO: output \(name) has no data") }
-            return Tensor(values: Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count)))
+            // The request's own buffer: it outlives the tensor handle freed here.
+            return Tensor(values: UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count))
         }
     }
 }

@@ -138,3 +138,12 @@ static inline ov_status_e slv_openvino_set_cpu_defaults(const slv_openvino_api *
 static inline void slv_limit_malloc_arenas(int arenas) {
     mallopt(M_ARENA_MAX, arenas);
 }
+
+/// Serves every allocation of at least `bytes` from its own mapping, returned to the system when
+/// freed. glibc's default threshold rises to the largest block freed so far (up to 32 MiB), after
+/// which the per-frame buffers (network outputs, frame copies, their decoded faces) come from the
+/// arenas, where what is freed stays in the process: a fixed threshold took 25-35 MB off the peak
+/// RSS of a 1080p anonymization.
+static inline void slv_fix_mmap_threshold(int bytes) {
+    mallopt(M_MMAP_THRESHOLD, bytes);
+}

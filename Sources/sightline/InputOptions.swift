@@ -3,8 +3,8 @@ import Sightline
 
 /// How a video file is opened and decoded: shared by the commands that read one.
 struct InputOptions: ParsableArguments {
-    @Option(name: .customLong("decoder-threads"), help: "Decoder threads (default: 0, chosen by libavcodec).")
-    var decoderThreads: Int = 0
+    @Option(name: .customLong("decoder-threads"), help: "Decoder threads (0: chosen by libavcodec, the default; anonymize's default is 1).")
+    var decoderThreads: Int?
 
     @Flag(name: .customLong("allow-network"), help: "Let the input be a network URL or a playlist that opens other files (refused by default).")
     var allowNetwork = false
@@ -13,15 +13,15 @@ struct InputOptions: ParsableArguments {
     var verbose = false
 
     func validate() throws {
-        if !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
+        if let decoderThreads, !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
     }
 
-    /// Opens `path` with these settings.
+    /// Opens `path` with these settings (`defaultDecoderThreads` when --decoder-threads is not given).
     func open(_ path: String, stream: Int? = nil, start: Double? = nil, duration: Double? = nil, warmup: Double = 0,
-              keepAudio: Bool = false) throws -> VideoFileSource {
+              keepAudio: Bool = false, defaultDecoderThreads: Int = 0) throws -> VideoFileSource {
         try VideoFileSource(path: path, options: SourceOptions(
             streamIndex: stream, start: start, duration: duration, warmup: warmup, allowNetwork: allowNetwork,
-            decoderThreads: decoderThreads, keepAudio: keepAudio))
+            decoderThreads: decoderThreads ?? defaultDecoderThreads, keepAudio: keepAudio))
     }
 
     /// Opens the video saved records were made from, over the span their run read, and checks

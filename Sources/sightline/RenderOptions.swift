@@ -37,25 +37,31 @@ struct RenderOptions: ParsableArguments {
 
     @OptionGroup var encoding: EncoderArguments
 
-    var encoder: EncoderOptions { encoding.options }
+    var encoder: EncoderOptions { encoding.options() }
     func painter() throws -> OverlayPainter { try overlay.painter() }
 }
 
 /// How a written video is encoded: shared by every command that writes one.
 struct EncoderArguments: ParsableArguments {
-    @Option(help: "x264 quality of the written video (0–51, lower is better).")
-    var crf: Int = 23
+    @Option(help: """
+        x264 quality of the written video (0–51, lower is better; default: 23, and 22 for \
+        anonymize, whose 5-frame rate-control lookahead needs one step more for the same size and quality).
+        """)
+    var crf: Int?
 
     @Option(help: "x264 preset of the written video (ultrafast … veryslow).")
     var preset: String = "veryfast"
 
     func validate() throws {
-        if !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51, not \(crf).") }
+        if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51, not \(crf).") }
         let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
         if !presets.contains(preset) { throw ValidationError("--preset must be one of \(presets.joined(separator: ", ")), not '\(preset)'.") }
     }
 
-    var options: EncoderOptions { EncoderOptions(crf: crf, preset: preset) }
+    /// The encoder settings; `defaultCRF`, `threads` and `lookahead` are the command's.
+    func options(defaultCRF: Int = 23, threads: Int = 0, lookahead: Int? = nil) -> EncoderOptions {
+        EncoderOptions(crf: crf ?? defaultCRF, preset: preset, threads: threads, lookahead: lookahead)
+    }
 }
 
 extension OverlayStyle: ExpressibleByArgument {

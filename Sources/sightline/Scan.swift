@@ -58,7 +58,7 @@ struct Scan: ParsableCommand {
         options.threads = lanes
         options.streamIndex = stream
         options.allowNetwork = decoding.allowNetwork
-        options.decoderThreads = decoding.decoderThreads
+        options.decoderThreads = decoding.decoderThreads ?? 0
         // The detectors are set up before anything is read: what is missing is reported first.
         let scanner = try ArchiveScanner(options)
         VideoFileSource.showLibraryWarnings(decoding.verbose)

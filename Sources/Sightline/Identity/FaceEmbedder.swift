@@ -89,7 +89,7 @@ final class FaceEmbedder {
         let outputs = try pixels.withUnsafeBufferPointer { buffer in
             try session.run(NetworkInputImage(width: Self.size, height: Self.size, data: buffer.baseAddress!))
         }
-        guard let values = outputs.first?.values, values.count == 128, let embedding = FaceEmbedding(values) else {
+        guard let values = outputs.first?.values, values.count == 128, let embedding = FaceEmbedding(Array(values)) else {
             throw InferenceError.failed("SFace gave no 128-number embedding")
         }
         return embedding

@@ -32,6 +32,6 @@ final class OpenCVSession: InferenceSession {
         guard slv_cv_net_run(handle, input.data, Int32(input.width), Int32(input.height), &results, &error, error.count) == 0 else {
             throw InferenceError.failed("OpenCV DNN: " + error.cString)
         }
-        return results.map { Tensor(values: Array(UnsafeBufferPointer(start: $0.data, count: $0.count))) }
+        return results.map { Tensor(values: UnsafeBufferPointer(start: $0.data, count: $0.count)) }
     }
 }

@@ -70,6 +70,7 @@ final class OpenVINORuntime: @unchecked Sendable {
     private init() throws {
         // Before OpenVINO starts its threads: see the shim.
         slv_limit_malloc_arenas(Self.mallocArenas)
+        slv_fix_mmap_threshold(Self.mmapThreshold)
         var api = slv_openvino_api()
         var reasons: [String] = []
         var loaded = false
@@ -173,6 +174,8 @@ final class OpenVINORuntime: @unchecked Sendable {
 
     /// glibc malloc arenas for the whole process, set when OpenVINO is first loaded.
     static let mallocArenas: Int32 = 2
+    /// Allocations from this size get a mapping of their own (see the shim).
+    static let mmapThreshold: Int32 = 1 << 20
 
     /// Infer requests per stream for an input of `width` x `height`. One stream per worker, each
     /// on one thread, is the faster way on 2 cores: at 640x352 (720p's default input) it took the
@@ -371,7 +374,8 @@ final class OpenVINOSession: InferenceSession {
             try check(api.tensor_data(output, &data), "output \(name)")
             try check(api.tensor_get_size(output, &count), "output \(name)")
             guard let data else { throw InferenceError.failed("OpenVINO: output \(name) has no data") }
-            return Tensor(values: Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count)))
+            // The request's own buffer: it outlives the tensor handle freed here.
+            return Tensor(values: UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count))
         }
     }
 }

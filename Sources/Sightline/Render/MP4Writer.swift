@@ -8,9 +8,18 @@ public struct EncoderOptions: Sendable, Equatable {
     public var crf = 23
     /// x264 preset.
     public var preset = "veryfast"
-    public init(crf: Int = 23, preset: String = "veryfast") {
+    /// x264 frame threads (0: x264's choice, 1.5 per core). A fixed count keeps the written bytes
+    /// the same on every machine (x264 writes its settings, threads included, into the stream)
+    /// and bounds the memory: each frame thread holds frames of its own (about 23 MB at 1080p).
+    public var threads = 0
+    /// x264's rate-control lookahead in frames (nil: the preset's, 10 for veryfast). Each frame
+    /// of it is about 6.5 MB at 1080p.
+    public var lookahead: Int?
+    public init(crf: Int = 23, preset: String = "veryfast", threads: Int = 0, lookahead: Int? = nil) {
         self.crf = crf
         self.preset = preset
+        self.threads = threads
+        self.lookahead = lookahead
     }
 }
 
@@ -78,6 +87,8 @@ public final class MP4Writer {
         if encoderName == "libx264" {
             av_opt_set(ctx.pointee.priv_data, "crf", String(options.crf), 0)
             av_opt_set(ctx.pointee.priv_data, "preset", options.preset, 0)
+            if options.threads > 0 { ctx.pointee.thread_count = Int32(options.threads) }
+            if let lookahead = options.lookahead { av_opt_set(ctx.pointee.priv_data, "x264-params", "rc-lookahead=\(lookahead)", 0) }
         } else {
             ctx.pointee.bit_rate = Int64(width * height * 4)   // MPEG-4 part 2 needs a bit rate
         }

@@ -76,7 +76,8 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         self.shotImages = shotImages
         self.policy = policy
         self.schedule = schedule
-        let workers = max(1, threads)
+        let workers = Self.workers(threads: threads, faces: faces, readsCodes: codes.backend != .off, policy: policy,
+                                   width: source.info.displayWidth, height: source.info.displayHeight)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
         analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes) }
@@ -96,6 +97,22 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         case .queue(let backlog): (queued, inFlight) = (max(1, backlog), max(1, backlog) + workers + 2)
         }
         jobs = BlockingQueue(capacity: queued)
+    }
+
+    /// The analysis workers for `threads` threads. A DNN detector on OpenVINO whose whole-frame
+    /// input is so large that workers share a stream (`OpenVINORuntime.requestsPerStream`: 1080p
+    /// at the full size) gets one worker per stream instead, whose inference runs on the stream's
+    /// threads: a second worker on the same stream only waited for it, and held a network input
+    /// (25 MB of floats at 1920x1088), an infer request and its outputs (about 55 MB in all).
+    /// Not when the workers also read codes (they search the whole frame without the network),
+    /// nor for a live source (fewer workers would drop more frames).
+    static func workers(threads: Int, faces: FaceDetectorOptions, readsCodes: Bool, policy: BackpressurePolicy,
+                        width: Int, height: Int) -> Int {
+        let workers = max(1, threads)
+        guard !readsCodes, case .wait = policy, faces.backend.model != nil, faces.runtime == .openvino,
+              let input = faces.networkInputSize(width: width, height: height) else { return workers }
+        let perStream = OpenVINORuntime.requestsPerStream(width: input.width, height: input.height)
+        return (workers + perStream - 1) / perStream
     }
 
     func stop() { stopRequested.store(true, ordering: .relaxed) }

@@ -66,6 +66,7 @@ public final class Run: @unchecked Sendable {
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
         pipeline?.stop()
+        configuration.source.interruptReading()
     }
 
     /// Runs to the end of the source (or `stop`, or the frame limit) and returns the summary the
@@ -103,9 +104,22 @@ public final class Run: @unchecked Sendable {
             identityLinker?.tracksEnded(&ended, more: !streamEnded)
             delivery.end(ended)
         }
+        let info = configuration.source.info
         let take: (FrameRecord, VideoFrame, ShotImage?) throws -> Void = { [self] analyzed, picture, shot in
+            var analyzed = analyzed
+            if picture.displayWidth != info.displayWidth || picture.displayHeight != info.displayHeight {
+                analyzed.frameSize = DiscontinuityRecord.Size(width: picture.displayWidth, height: picture.displayHeight)
+            }
             // A run that starts later compares its first frame with the one before, as the whole run.
             if frames == 0, let before = pipeline?.shotBeforeStart { cutDetector?.prime(before) }
+            // A clock jump or a size change ends every track, as a cut does: no track spans two
+            // pieces of the stream.
+            if var discontinuity = picture.discontinuity {
+                (discontinuity.index, discontinuity.pts, discontinuity.t) = (analyzed.index, analyzed.pts, analyzed.t)
+                flush(false)
+                cutDetector?.restart()
+                if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-9 } ?? false) { delivery.discontinuity(discontinuity) }
+            }
             // A cut ends every track before its frame is tracked: no track spans two shots.
             if let cut = cutDetector?.next(shot, frame: analyzed) {
                 flush(false)
@@ -191,6 +205,11 @@ private final class Delivery {
     func frame(_ record: FrameRecord, picture: VideoFrame) {
         each { try $0.frame(record, picture: picture) }
         summary.add(record)
+    }
+
+    func discontinuity(_ record: DiscontinuityRecord) {
+        each { try $0.discontinuity(record) }
+        summary.discontinuities += 1
     }
 
     func end(_ tracks: [TrackRecord]) {

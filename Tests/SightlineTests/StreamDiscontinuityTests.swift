@@ -177,7 +177,7 @@ final class StreamDiscontinuityTests: XCTestCase {
 
         // Rendering from the records follows the same timeline.
         let rendered = dir.appendingPathComponent("rendered.mp4").path
-        let render = try sightline("render", joined.path, "--records", out, "-o", rendered, "-q")
+        let render = try sightline("render", joined.path, out, "-o", rendered, "-q")
         XCTAssertEqual(render.status, 0, render.stderr)
         XCTAssertEqual(try Media.ptsList(rendered).count, pts.count)
     }

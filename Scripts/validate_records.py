@@ -159,6 +159,7 @@ class Counts:
         self.codes = set()
         self.tracks = 0
         self.dropped = 0
+        self.discontinuities = 0
 
     def add(self, frame):
         faces, codes = frame.get("faces"), frame.get("codes")
@@ -190,6 +191,9 @@ class Counts:
         for key, value in expected.items():
             if key in summary and summary[key] != value:
                 yield f"summary: {key} is {summary[key]!r} but the frame records give {value}"
+        # Written only when there was one.
+        if summary.get("discontinuities", 0) != self.discontinuities:
+            yield f"summary: discontinuities is {summary.get('discontinuities', 0)!r} but there are {self.discontinuities} discontinuity records"
 
 
 class CodeConfirmationCheck:
@@ -382,6 +386,8 @@ def validate_file(name, data, schemas, partial=False):
                 problems.append((number, f"{record_type} record after the cut or discontinuity record of frame {pending_cut}, before any frame"))
             pending_cut = record.get("index")
             cuts.append(pending_cut)
+            if record_type == "discontinuity":
+                counts.discontinuities += 1
         elif record_type == "track":
             counts.tracks += 1
             first, last = record.get("first_frame"), record.get("last_frame")

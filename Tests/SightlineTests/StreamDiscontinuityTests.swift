@@ -206,5 +206,34 @@ final class StreamDiscontinuityTests: XCTestCase {
         XCTAssertEqual(decoded.pts.count, segments.count * framesPerSegment)
         let size = try Media.size(anonymized)
         XCTAssertEqual([size.width, size.height], [1280, 720])
+
+        // COCO: each image its own size, every box inside it. CVAT for video (one size): the
+        // boxes of frames of another size scaled to the stream's.
+        let coco = dir.appendingPathComponent("concat.coco.json").path
+        XCTAssertEqual(try sightline("export", out, "--format", "coco", "-o", coco).status, 0)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: coco))) as? [String: Any])
+        var imageSize: [Int: [Int]] = [:]
+        for image in try XCTUnwrap(json["images"] as? [[String: Any]]) {
+            imageSize[try XCTUnwrap(image["id"] as? Int)] = [try XCTUnwrap(image["width"] as? Int), try XCTUnwrap(image["height"] as? Int)]
+        }
+        XCTAssertEqual(Set(imageSize.values), Set(segments.map { [$0.width, $0.height] }))
+        XCTAssertEqual(imageSize[2 * framesPerSegment + 1], [1920, 1080])
+        for annotation in try XCTUnwrap(json["annotations"] as? [[String: Any]]) {
+            let b = try XCTUnwrap(annotation["bbox"] as? [Double]), s = try XCTUnwrap(imageSize[try XCTUnwrap(annotation["image_id"] as? Int)])
+            XCTAssertLessThanOrEqual(b[0] + b[2], Double(s[0]) + 0.01)
+            XCTAssertLessThanOrEqual(b[1] + b[3], Double(s[1]) + 0.01)
+        }
+        let cvat = dir.appendingPathComponent("concat.xml").path
+        XCTAssertEqual(try sightline("export", out, "--format", "cvat-video", "-o", cvat).status, 0)
+        let xml = try String(contentsOfFile: cvat, encoding: .utf8)
+        let right = try NSRegularExpression(pattern: #"xbr="([0-9.]+)""#)
+        let xbr = right.matches(in: xml, range: NSRange(xml.startIndex..., in: xml)).compactMap { Double((xml as NSString).substring(with: $0.range(at: 1))) }
+        XCTAssertFalse(xbr.isEmpty)
+        XCTAssertLessThanOrEqual(xbr.max() ?? 0, 1280.01)
+        XCTAssertGreaterThan(xbr.max() ?? 0, 1000, "the EAN-13's right edge, at 1280x720")
+
+        // The report cuts each track's picture from its own frame.
+        let report = try sightline("report", out, "--video", joined, "-o", dir.appendingPathComponent("report.html").path)
+        XCTAssertEqual(report.status, 0, report.stderr)
     }
 }

@@ -34,6 +34,8 @@ public final class AnonymizingSink: FrameSink {
         while held.count > options.lookBack { try writeOldest() }
     }
 
+    public func discontinuity(_ record: DiscontinuityRecord) throws { planner.boundary(before: record.index) }
+
     private func writeOldest() throws {
         let (index, picture) = held.removeFirst()
         let boxes = planner.masks(for: index)

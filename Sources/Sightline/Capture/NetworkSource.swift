@@ -104,7 +104,9 @@ public final class NetworkSource: FrameSource {
                 // The stream dropped (no data in time, an error, or its end): open it again.
                 earlier = Self.adding(earlier, input.damage)
                 self.input = nil
-                droppedAt = lastFrameTime ?? IOInterrupt.now()
+                // The last data that came, not the last frame decoded: the demuxer and decoder
+                // hold the last frames until more data comes.
+                droppedAt = input.latestArrival ?? lastFrameTime ?? IOInterrupt.now()
                 log?("the stream dropped; opening it again")
                 continue
             }
@@ -116,7 +118,9 @@ public final class NetworkSource: FrameSource {
                 // After a reconnection or a clock jump the stream's own time says nothing about
                 // the time without frames: the wall clock does.
                 if droppedAt != nil || frame.discontinuity?.clock != nil {
-                    let gap = now - (lastFrameTime ?? now)
+                    // From the last packet before to the first after (the first packet of a
+                    // new connection, or the one whose clock jumped).
+                    let gap = droppedAt.map { (input.firstArrival ?? now) - $0 } ?? frame.arrivalGap ?? (now - (lastFrameTime ?? now))
                     let gapTicks = max(frameTicks, Int64((gap / av_q2d(timeBase)).rounded()))
                     offset += lastPTS + gapTicks - pts
                     pts = lastPTS + gapTicks

@@ -128,8 +128,19 @@ public final class VideoFileSource {
     /// a camera that restarted), as ffmpeg's own tools do: from a jump on, `clockOffset` (in the
     /// time base) is added to every packet's pts and dts.
     private let clock: ClockFollower
-    /// Clock jumps that no frame handed out has reached yet.
-    private var pendingJumps: [(startPTS: Int64, jump: DiscontinuityRecord.ClockJump)] = []
+    /// Clock jumps that no frame handed out has reached yet, with the time without packets
+    /// before each (live streams).
+    private var pendingJumps: [(startPTS: Int64, jump: DiscontinuityRecord.ClockJump, arrivalGap: Double?)] = []
+    /// Live streams (read with an interrupt): the least difference of arrival (monotonic seconds)
+    /// and pts seconds over the packets of the current piece — a stream sent in real time
+    /// arrives on this schedule; the demuxer hands a packet out only when the next one begins,
+    /// so one packet's own arrival says little — and the first and latest pts seconds.
+    private var arrivalAnchor: Double?
+    private var firstPTSSeconds: Double?
+    private var latestPTSSeconds: Double?
+    /// When the first and the latest frame of a live stream arrived by that schedule.
+    public var firstArrival: Double? { arrivalAnchor.flatMap { a in firstPTSSeconds.map { a + $0 } } }
+    public var latestArrival: Double? { arrivalAnchor.flatMap { a in latestPTSSeconds.map { a + $0 } } }
     /// The displayed size of the last frame decoded: a frame of another size starts a new piece.
     private var lastSize: DiscontinuityRecord.Size?
     /// The pts of the last video packet read when it was flagged corrupt (counted once the next
@@ -478,12 +489,26 @@ public final class VideoFileSource {
         }
         guard Int(packet.pointee.stream_index) == info.streamIndex else { return }
         let jump = clock.follow(packet)
-        if let jump { pendingJumps.append(jump) }
+        var arrivalGap: Double?
+        if interrupt != nil, packet.pointee.pts != sl_nopts_value() {
+            let now = IOInterrupt.now(), seconds = Double(packet.pointee.pts) * av_q2d(timeBase)
+            if jump != nil {
+                // From when the latest frame was due to now; the new piece has a schedule of its own.
+                arrivalGap = latestArrival.map { now - $0 }
+                arrivalAnchor = nil
+            }
+            arrivalAnchor = min(arrivalAnchor ?? .infinity, now - seconds)
+            if firstPTSSeconds == nil { firstPTSSeconds = seconds }
+            latestPTSSeconds = max(latestPTSSeconds ?? -.infinity, seconds)
+        }
+        if let jump { pendingJumps.append((jump.startPTS, jump.jump, arrivalGap)) }
         // Segments joined end to end restart MPEG-TS continuity counters, so the demuxer flags one
-        // of the last packets before the join as corrupt: such a flag is not counted when one of
-        // the next two packets starts a clock jump (the decoder still counts a picture it cannot
-        // decode).
-        if jump != nil, clock.mayJump {
+        // of the last packets before the join as corrupt: in a format whose clock may jump, such
+        // a flag is not counted when one of the next two packets starts a clock jump (the decoder
+        // still counts a picture it cannot decode). Elsewhere it is counted at once.
+        if !clock.mayJump {
+            if (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { damage.corruptFrames += 1 }
+        } else if jump != nil {
             forgivenPTS.formUnion(corruptPending.map(\.pts))
             corruptPending.removeAll()
         } else {
@@ -491,7 +516,7 @@ public final class VideoFileSource {
             damage.corruptFrames += corruptPending.count { $0.packetsLeft == 0 }
             corruptPending.removeAll { $0.packetsLeft == 0 }
         }
-        if (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { corruptPending.append((packet.pointee.pts, 2)) }
+        if clock.mayJump, (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { corruptPending.append((packet.pointee.pts, 2)) }
         if keyFrameChooser != nil, !takeKeyFrame(packet) { return }
         let sent = avcodec_send_packet(codec, packet)
         if sent < 0 && sent != sl_averror(EAGAIN) {
@@ -567,6 +592,8 @@ public final class VideoFileSource {
         }
         if let end = endSeconds, seconds >= end - 1e-9 {
             finished = true
+            damage.corruptFrames += corruptPending.count
+            corruptPending.removeAll()
             return nil
         }
         // A damaged stream can make the decoder emit a frame from the past: records and the
@@ -580,8 +607,10 @@ public final class VideoFileSource {
         decodedSinceSeek += 1
         // A clock jump or a size change before this frame: the run ends every track here.
         var discontinuity = DiscontinuityRecord()
+        var arrivalGap: Double?
         while let first = pendingJumps.first, pts >= first.startPTS {
             discontinuity.clock = first.jump
+            arrivalGap = first.arrivalGap
             pendingJumps.removeFirst()
         }
         if let lastSize, lastSize != size {
@@ -597,6 +626,7 @@ public final class VideoFileSource {
         let out = VideoFrame(index: delivered, position: position, pts: pts, seconds: seconds, rotation: rotation,
                              decoded: clone, gray: gray)
         if discontinuity.clock != nil || discontinuity.size != nil { out.discontinuity = discontinuity }
+        out.arrivalGap = arrivalGap
         return out
     }
 

@@ -54,6 +54,9 @@ public final class VideoFrame: @unchecked Sendable {
     /// live source reconnected): set by the source before the frame is handed out; the run fills
     /// in the frame's index and time.
     public internal(set) var discontinuity: DiscontinuityRecord?
+    /// A live stream whose clock jumped before this frame: the seconds without packets before the
+    /// jump (the wall clock's view of the gap, which the stream's own clock cannot give).
+    public internal(set) var arrivalGap: Double?
     /// The displayed size of this frame (rotation applied).
     public var displayWidth: Int { Int(rotation.swapsAxes ? rotation.codedHeight : rotation.codedWidth) }
     public var displayHeight: Int { Int(rotation.swapsAxes ? rotation.codedWidth : rotation.codedHeight) }

@@ -175,6 +175,26 @@ final class StreamDiscontinuityTests: XCTestCase {
         let size = try Media.size(video)
         XCTAssertEqual([size.width, size.height], [1280, 720])
 
+        // Shards of the joined file (a clock that jumps: read from the start, frames before the
+        // shard's start decoded and left out) merge into the whole run's records.
+        let shards = dir.appendingPathComponent("shards").path
+        let plan = dir.appendingPathComponent("plan.jsonl").path
+        try FileManager.default.createDirectory(atPath: shards, withIntermediateDirectories: true)
+        XCTAssertEqual(try sightline("plan", joined.path, "--shards", "2", "--output-dir", shards, "-o", plan).status, 0)
+        var shardRuns = 0
+        for shard in try records(plan) {
+            guard let args = shard["args"] as? [String] else { continue }
+            let run = try runProcess(Fixtures.binary, args)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            shardRuns += 1
+        }
+        XCTAssertEqual(shardRuns, 2)
+        let merge = try sightline("merge", plan, "-q")
+        XCTAssertEqual(merge.status, 0, merge.stderr)
+        let merged = try String(contentsOfFile: shards + "/joined.jsonl", encoding: .utf8).split(separator: "\n").dropFirst()
+        let whole = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(Array(merged), Array(whole))
+
         // Rendering from the records follows the same timeline.
         let rendered = dir.appendingPathComponent("rendered.mp4").path
         let render = try sightline("render", joined.path, out, "-o", rendered, "-q")

@@ -578,7 +578,7 @@ public final class VideoFileSource {
         let rotation = width == Int(self.rotation.codedWidth) && height == Int(self.rotation.codedHeight) ? self.rotation
             : Rotation(degrees: self.rotation.degrees, codedWidth: width, codedHeight: height)
         let size = DiscontinuityRecord.Size(width: rotation.swapsAxes ? height : width, height: rotation.swapsAxes ? width : height)
-        if let start = startSeconds, seconds < start - 1e-9 {
+        if let start = startSeconds, seconds < start - 1e-6 {
             decodedSinceSeek += 1
             while let first = pendingJumps.first, pts >= first.startPTS { pendingJumps.removeFirst() }
             lastSize = size
@@ -590,7 +590,7 @@ public final class VideoFileSource {
             }
             return nil
         }
-        if let end = endSeconds, seconds >= end - 1e-9 {
+        if let end = endSeconds, seconds >= end - 1e-6 {
             finished = true
             damage.corruptFrames += corruptPending.count
             corruptPending.removeAll()

@@ -86,7 +86,7 @@ public final class Run: @unchecked Sendable {
                 samples = identityLinker.process(&record, frame: settled.frame)
                 identityLinker.tracksEnded(&ended)
             }
-            if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-9 {
+            if let warmupEnds = configuration.warmupEnds, record.t < warmupEnds - 1e-6 {
                 delivery.each { try $0.warmupFrame(record) }
             } else {
                 delivery.frame(record, picture: settled.frame)
@@ -118,12 +118,12 @@ public final class Run: @unchecked Sendable {
                 (discontinuity.index, discontinuity.pts, discontinuity.t) = (analyzed.index, analyzed.pts, analyzed.t)
                 flush(false)
                 cutDetector?.restart()
-                if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-9 } ?? false) { delivery.discontinuity(discontinuity) }
+                if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-6 } ?? false) { delivery.discontinuity(discontinuity) }
             }
             // A cut ends every track before its frame is tracked: no track spans two shots.
             if let cut = cutDetector?.next(shot, frame: analyzed) {
                 flush(false)
-                if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-9 } ?? false) { delivery.each { try $0.cut(cut) } }
+                if !(configuration.warmupEnds.map { analyzed.t < $0 - 1e-6 } ?? false) { delivery.each { try $0.cut(cut) } }
             }
             let settled = trackingStage?.process(analyzed, frame: picture)
                 ?? [TrackingStage.Settled(record: analyzed, frame: picture, ended: [])]

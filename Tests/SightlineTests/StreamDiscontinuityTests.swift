@@ -181,6 +181,10 @@ final class StreamDiscontinuityTests: XCTestCase {
         let plan = dir.appendingPathComponent("plan.jsonl").path
         try FileManager.default.createDirectory(atPath: shards, withIntermediateDirectories: true)
         XCTAssertEqual(try sightline("plan", joined.path, "--shards", "2", "--output-dir", shards, "-o", plan).status, 0)
+        // Cut halfway through the whole timeline (the container's duration covers the last
+        // segment only): the second shard starts at a key frame near 1.5 s.
+        let second = try XCTUnwrap(try records(plan).first { $0["shard"] as? Int == 1 })
+        XCTAssertEqual(try XCTUnwrap((second["start"] as? NSNumber)?.doubleValue), 1.5, accuracy: 0.5)
         var shardRuns = 0
         for shard in try records(plan) {
             guard let args = shard["args"] as? [String] else { continue }

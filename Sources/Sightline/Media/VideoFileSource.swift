@@ -365,19 +365,34 @@ public final class VideoFileSource {
 
     /// Times (`t`) of the stream's keyframes, read by demuxing the whole file without decoding.
     /// Use on a source that has not delivered frames; it reads to the end.
-    public func keyframeTimes() -> [Double] {
-        guard let format, let packet else { return [] }
+    public func keyframeTimes() -> [Double] { scanTimeline().keyframes }
+
+    /// Whether the container's timestamps may jump (MPEG-TS …): then only reading the packets
+    /// tells where the timeline ends.
+    public var clockMayJump: Bool { clock.mayJump }
+
+    /// Demuxes the whole file without decoding: the keyframes' times (`t`), and, when the
+    /// stream's clock jumped, where its continuous timeline ends (the latest packet's time plus
+    /// its duration; the container's duration then covers the last piece only). Use on a source
+    /// that has not delivered frames; it reads to the end.
+    public func scanTimeline() -> (keyframes: [Double], end: Double?) {
+        guard let format, let packet else { return ([], nil) }
         var times: [Double] = []
+        var end: Double?
+        var jumped = false
         let tb = av_q2d(timeBase)
         while av_read_frame(format, packet) >= 0 {
             defer { av_packet_unref(packet) }
             guard Int(packet.pointee.stream_index) == info.streamIndex else { continue }
-            _ = clock.follow(packet)
-            guard (packet.pointee.flags & AV_PKT_FLAG_KEY) != 0, packet.pointee.pts != sl_nopts_value() else { continue }
-            times.append(Double(packet.pointee.pts) * tb - origin)
+            if clock.follow(packet) != nil { jumped = true }
+            guard packet.pointee.pts != sl_nopts_value() else { continue }
+            let t = Double(packet.pointee.pts) * tb - origin
+            end = max(end ?? t, t + Double(max(0, packet.pointee.duration)) * tb)
+            guard (packet.pointee.flags & AV_PKT_FLAG_KEY) != 0 else { continue }
+            times.append(t)
         }
         finished = true
-        return times.sorted()
+        return (times.sorted(), jumped ? end : nil)
     }
 
     /// The stream position of the first frame decoded after a seek, whose pts is `pts`.

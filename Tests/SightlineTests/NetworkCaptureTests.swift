@@ -126,6 +126,7 @@ final class NetworkCaptureTests: XCTestCase {
         let analyze = try sightline("analyze", url, "-q", "-o", "/dev/null")
         XCTAssertEqual(analyze.status, 66, analyze.stderr)
         XCTAssertEqual(analyze.stderr.split(separator: "\n").count, 1, analyze.stderr)
+        XCTAssertTrue(analyze.stderr.contains("network URLs are not opened here"), analyze.stderr)
         let http = try sightline("capture", "http://127.0.0.1:\(port)/cam", "-q", "-o", "/dev/null")
         XCTAssertEqual(http.status, 64, http.stderr)
         let started = Date()

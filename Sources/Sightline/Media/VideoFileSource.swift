@@ -656,6 +656,11 @@ public final class VideoFileSource {
     private static func checkReadable(_ path: String) throws {
         var st = stat()
         guard stat(path, &st) == 0 else {
+            // A URL is never opened here: network streams are read by `capture` only.
+            if let scheme = path.range(of: "://").map({ path[..<$0.lowerBound] }), !scheme.isEmpty,
+               scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
+                throw SightlineError.inputUnreadable(path: path, reason: "network URLs are not opened here (sightline capture reads rtsp://, rtsps://, srt:// and udp:// streams)")
+            }
             throw SightlineError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {

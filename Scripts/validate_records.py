@@ -6,8 +6,8 @@ an error), with JSON Schema draft 2020-12. The file as a whole must also be well
 first record is the stream record and the last is the summary, frame indexes run on by one
 without gaps (from 0, or from the first frame's position in the stream after --start), frame pts
 increase strictly (presentation order), every line ends with a newline, keys appear in the order the schema lists them, no
-key is repeated, frames agree with the stream record on which analyzers were off, a cut record
-comes right before the frame record it names and no track runs across a cut, and the summary's
+key is repeated, frames agree with the stream record on which analyzers were off, a cut or
+discontinuity record comes right before the frame record it names and no track runs across one, and the summary's
 counts match the frame records.
 
 An index written by `sightline scan` (first record `scan`) is checked as one: every record against
@@ -159,6 +159,7 @@ class Counts:
         self.codes = set()
         self.tracks = 0
         self.dropped = 0
+        self.discontinuities = 0
 
     def add(self, frame):
         faces, codes = frame.get("faces"), frame.get("codes")
@@ -190,6 +191,9 @@ class Counts:
         for key, value in expected.items():
             if key in summary and summary[key] != value:
                 yield f"summary: {key} is {summary[key]!r} but the frame records give {value}"
+        # Written only when there was one.
+        if summary.get("discontinuities", 0) != self.discontinuities:
+            yield f"summary: discontinuities is {summary.get('discontinuities', 0)!r} but there are {self.discontinuities} discontinuity records"
 
 
 class CodeConfirmationCheck:
@@ -376,11 +380,14 @@ def validate_file(name, data, schemas, partial=False):
                         problems.append((number, f"frame: status.{kind} is {status[kind]!r} but the stream record's {kind} backend is {backend!r}"))
             counts.add(record)
             problems += [(number, p) for p in confirmation.frame(record)]
-        elif record_type == "cut":
+        elif record_type in ("cut", "discontinuity"):
+            # A discontinuity (clock jump, size change, reconnection) ends tracks as a cut does.
             if pending_cut is not None:
-                problems.append((number, f"cut record after the cut record of frame {pending_cut}, before any frame"))
+                problems.append((number, f"{record_type} record after the cut or discontinuity record of frame {pending_cut}, before any frame"))
             pending_cut = record.get("index")
             cuts.append(pending_cut)
+            if record_type == "discontinuity":
+                counts.discontinuities += 1
         elif record_type == "track":
             counts.tracks += 1
             first, last = record.get("first_frame"), record.get("last_frame")

@@ -19,8 +19,17 @@ struct Capture: ParsableCommand {
             Errors: no such device 66; not a capture device 67; size, frame rate or format not \
             offered 69; camera busy 75; permission denied 77; the camera stopped sending frames \
             mid-run 2 (the output is complete up to there).
+
+            A network camera or stream: give its rtsp://, rtsps://, srt:// or udp:// URL instead \
+            of --device (other schemes are refused; analyze never opens network URLs). When the \
+            stream drops it is opened again with back-off (0.25 s doubling to 4 s; given up after \
+            60 s without frames: exit 2); a discontinuity record marks each reconnection and the \
+            frames missed are counted as lost_frames. No stream within 5 s at the start: exit 66.
             """
     )
+
+    @Argument(help: "A network stream's rtsp://, rtsps://, srt:// or udp:// URL (instead of --device).")
+    var url: String?
 
     @Option(help: "The camera device.")
     var device: String = "/dev/video0"
@@ -59,6 +68,12 @@ struct Capture: ParsableCommand {
     static let backlog = 240
 
     func validate() throws {
+        if let url {
+            guard NetworkOptions.isNetworkURL(url) else {
+                throw ValidationError("'\(url)' is not an rtsp://, rtsps://, srt:// or udp:// URL (a V4L2 camera is given with --device).")
+            }
+            if size != nil || fps != nil || mirror { throw ValidationError("--size, --fps and --mirror are for V4L2 cameras, not network streams.") }
+        }
         if duration != nil && frames != nil { throw ValidationError("give --duration or --frames, not both.") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more, not \(frames).") }
@@ -70,6 +85,7 @@ struct Capture: ParsableCommand {
         let analysis = try detection.analysis()
         let drawing = try record.map { (path: $0, painter: try rendering.painter()) }
         VideoFileSource.showLibraryWarnings(false)   // the encoder's chatter
+        if let url { return try runNetwork(url, analysis: analysis, drawing: drawing) }
         let camera = try CameraSource(options: CameraOptions(device: device, size: size, fps: fps, mirror: mirror,
                                                              maxFrames: frames, maxSeconds: duration))
         var configuration = detection.configuration(source: camera, analysis: analysis)
@@ -103,6 +119,40 @@ struct Capture: ParsableCommand {
         let summary = try run.runStoppable(into: sinks)
         if let readError = summary.damage.readError {
             throw SightlineError.inputDamaged(path: device, reason: readError + " (\(summary.frames) frames captured)")
+        }
+    }
+}
+
+extension Capture {
+    /// A network stream: the same run as a camera's, from libavformat, reopened when it drops.
+    private func runNetwork(_ url: String, analysis: Analysis,
+                            drawing: (path: String, painter: OverlayPainter)?) throws {
+        let source: NetworkSource
+        do {
+            source = try NetworkSource(options: NetworkOptions(url: url, maxFrames: frames, maxSeconds: duration))
+        } catch let error as SightlineError {
+            // No stream to read at the start is a missing input, whatever FFmpeg said.
+            if case .notMedia(_, let reason) = error { throw SightlineError.inputUnreadable(path: url, reason: reason) }
+            throw error
+        }
+        let quiet = outputs.quiet
+        source.log = { message in
+            if !quiet { FileHandle.standardError.write(Data("\nsightline: \(url): \(message)\n".utf8)) }
+        }
+        var configuration = detection.configuration(source: source, analysis: analysis)
+        configuration.backpressure = noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames
+        configuration.timing = outputs.timing
+        let run = try Run(configuration)
+        let progress = ProgressLine(quiet: outputs.quiet, totalFrames: frames)
+        progress.note = { _, dropped in "dropped \(dropped)  lost \(source.lostFrames)  reconnections \(source.reconnections)" }
+        let recorder = try drawing.map { path, painter in
+            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: source.info, options: rendering.encoder))
+        }
+        let stream = StreamRecord(run: run, duration: duration)
+        let sinks = try outputs.sinks(progress: progress, video: recorder, stream: stream)
+        let summary = try run.runStoppable(into: sinks)
+        if let readError = summary.damage.readError {
+            throw SightlineError.inputDamaged(path: url, reason: readError + " (\(summary.frames) frames captured)")
         }
     }
 }

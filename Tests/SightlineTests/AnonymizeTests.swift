@@ -48,6 +48,25 @@ final class AnonymizeTests: XCTestCase {
         XCTAssertEqual(masks[11], [])
     }
 
+    /// A discontinuity (clock jump, size change) before frame 5: track 1 ends at frame 4 and track
+    /// 2 starts at frame 5 in the next piece's pixels. Neither mask is held or looked back across it.
+    func testMasksAreNeitherHeldNorLookedBackAcrossADiscontinuity() {
+        let planner = MaskPlanner(options: AnonymizeOptions(maskScale: 1, hold: 3, lookBack: 2))
+        planner.boundary(before: 5)
+        for i in 0...9 {
+            let faces: [(Int, Box)] = i == 4 ? [(1, Box(x: 100, y: 50, w: 20, h: 20))]
+                : i == 5 ? [(2, Box(x: 300, y: 50, w: 20, h: 20))] : []
+            planner.add(record(i, faces))
+        }
+        let masks = (0...9).map { planner.masks(for: $0) }
+        func margined(_ x: Double) -> Box { Box(x: x - 6, y: 44, w: 32, h: 32) }
+        XCTAssertEqual(masks[3], [margined(100)])   // look-back within the first piece
+        XCTAssertEqual(masks[4], [margined(100)])   // not track 2's look-back
+        XCTAssertEqual(masks[5], [margined(300)])   // not track 1's hold
+        XCTAssertEqual(masks[6].count, 1)           // track 2's hold
+        XCTAssertEqual(masks[9], [])
+    }
+
     func testMaskScaleGrowsAboutTheCentre() {
         let planner = MaskPlanner(options: AnonymizeOptions(maskScale: 1.5, hold: 0, lookBack: 0))
         planner.add(record(0, [(1, Box(x: 100, y: 100, w: 40, h: 60))]))

@@ -39,6 +39,8 @@ public final class AnonymizingSink: FrameSink {
         while held.count > options.lookBack { try writeOldest() }
     }
 
+    public func discontinuity(_ record: DiscontinuityRecord) throws { planner.boundary(before: record.index) }
+
     private func writeOldest() throws {
         let (index, pts, kept) = held.removeFirst()
         let picture = try kept ?? decodedAgain(index: index, pts: pts)

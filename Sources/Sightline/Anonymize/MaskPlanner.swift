@@ -17,6 +17,15 @@ final class MaskPlanner {
     private var tracks: [Int: [Sighting]] = [:]
     /// Faces without a track id (a run without tracking), per frame.
     private var untracked: [Int: [Box]] = [:]
+    /// Frames that follow a discontinuity (a clock jump, a size change): no mask is held,
+    /// interpolated or looked back across one (the boxes of another piece are in other pixels).
+    private var boundaries: [Int] = []
+
+    /// Frame `index` follows a discontinuity.
+    func boundary(before index: Int) { boundaries.append(index) }
+
+    /// Whether a boundary lies after frame `a` up to frame `b`.
+    private func separated(_ a: Int, _ b: Int) -> Bool { boundaries.contains { a < $0 && $0 <= b } }
 
     init(options: AnonymizeOptions) { self.options = options }
 
@@ -45,8 +54,9 @@ final class MaskPlanner {
     private func box(of sightings: [Sighting], at index: Int) -> Box? {
         // The last sighting at or before `index` and the first after it.
         let after = sightings.firstIndex { $0.frame > index }
-        let previous = (after ?? sightings.count) > 0 ? sightings[(after ?? sightings.count) - 1] : nil
-        let next = after.map { sightings[$0] }
+        let previous = ((after ?? sightings.count) > 0 ? sightings[(after ?? sightings.count) - 1] : nil)
+            .flatMap { separated($0.frame, index) ? nil : $0 }
+        let next = after.map { sightings[$0] }.flatMap { separated(index, $0.frame) ? nil : $0 }
         switch (previous, next) {
         case let (p?, _) where p.frame == index:
             return p.box
@@ -93,6 +103,7 @@ final class MaskPlanner {
     /// Keeps of each track only what a frame after `index` can use: the last two sightings
     /// before it (motion) and the later ones; tracks held out are dropped.
     private func forget(before index: Int) {
+        boundaries.removeAll { $0 < index - max(options.hold, options.lookBack) - 1 }
         for (id, sightings) in tracks {
             let later = sightings.firstIndex { $0.frame > index } ?? sightings.count
             if later == sightings.count, let last = sightings.last, index - last.frame >= options.hold {

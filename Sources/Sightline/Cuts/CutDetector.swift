@@ -24,6 +24,10 @@ public final class CutDetector {
     /// frame can be a cut as in the whole run.
     public func prime(_ image: ShotImage) { if previous == nil { previous = image } }
 
+    /// The stream is not continuous before the next frame (its clock jumped, its size changed):
+    /// that frame is not compared with the one before (the discontinuity already ends the tracks).
+    public func restart() { previous = nil }
+
     /// The cut that `frame` starts, if any. `image` is nil for a frame not analyzed (dropped
     /// from a live source): the next frame then has nothing to compare with.
     public func next(_ image: ShotImage?, frame record: FrameRecord) -> CutRecord? {

@@ -31,7 +31,8 @@ struct COCOExport {
             images.append(.object([
                 ("id", .int(imageID)), ("video_id", .int(1)), ("frame_id", .int(Int64(frame.index))),
                 ("file_name", .string(String(format: "frame_%06d.jpg", frame.index))),
-                ("width", .int(Int64(video.width))), ("height", .int(Int64(video.height))),
+                // Each image its own size (a video whose frames change size).
+                ("width", .int(Int64(frame.frameSize?.width ?? video.width))), ("height", .int(Int64(frame.frameSize?.height ?? video.height))),
                 ("t", .fixed(frame.t, digits: Precision.seconds)),
             ]))
             func annotation(category: Int64, track: Int, _ members: [(String, JSON)]) -> JSON {

@@ -30,16 +30,21 @@ struct CVATVideoExport {
         let ids = ExportTrackIDs(frames: frames)
         var tracks: [Int: Track] = [:]
         for (k, frame) in frames.enumerated() {
+            // A CVAT video task has one frame size: the boxes of a frame of another size are scaled
+            // to it, as the rendered video's frames are.
+            let sx = frame.frameSize.map { Double(video.width) / Double($0.width) } ?? 1
+            let sy = frame.frameSize.map { Double(video.height) / Double($0.height) } ?? 1
+            func scaled(_ b: Box) -> Box { sx == 1 && sy == 1 ? b : Box(x: b.x * sx, y: b.y * sy, w: b.w * sx, h: b.h * sy) }
             if kinds.contains(.face) {
                 for (f, face) in frame.faces.enumerated() {
                     let id = ids.faces[k][f]
-                    tracks[id, default: Track(id: id, kind: .face)].shapes.append(Shape(frame: frame.index, box: face.box))
+                    tracks[id, default: Track(id: id, kind: .face)].shapes.append(Shape(frame: frame.index, box: scaled(face.box)))
                 }
             }
             if kinds.contains(.code) {
                 for (c, code) in frame.codes.enumerated() {
                     let id = ids.codes[k][c]
-                    tracks[id, default: Track(id: id, kind: .code)].shapes.append(Shape(frame: frame.index, box: code.box, code: code))
+                    tracks[id, default: Track(id: id, kind: .code)].shapes.append(Shape(frame: frame.index, box: scaled(code.box), code: code))
                 }
             }
         }

@@ -27,6 +27,9 @@ public struct FrameRecord: Sendable {
     public var codeStatus: AnalyzerStatus
     public var faces: [FaceObservation]
     public var codes: [CodeObservation]
+    /// The frame's displayed size, only when it is not the stream record's (a stream that changes
+    /// size): boxes are in this frame's own pixels.
+    public var frameSize: DiscontinuityRecord.Size?
 
     public init(index: Int, pts: Int64, t: Double, faceStatus: AnalyzerStatus, codeStatus: AnalyzerStatus,
                 faces: [FaceObservation], codes: [CodeObservation]) {
@@ -59,6 +62,8 @@ public struct SummaryRecord: Sendable {
     public var live = false
     public var droppedFrames = 0
     public var lostFrames = 0
+    /// Discontinuity records written (clock jumps, size changes, reconnections).
+    public var discontinuities = 0
     /// Only with --timing: wall time makes output differ between runs.
     public var wallSeconds: Double?
     /// Outputs that failed during the run (the rendered video, thumbnails), one "PATH: cause"

@@ -1,34 +1,39 @@
 import CFFmpeg
 import SightlineFrames
 
-/// One swscale context, kept for the next frame of the same size and format and freed with its
-/// owner: a sink holds one of these, never the C pointer.
+/// One swscale context, kept for the next frame of the same sizes and formats and freed with
+/// its owner: a sink holds one of these, never the C pointer.
 final class FrameScaler {
     private var context: OpaquePointer?
 
     deinit { sws_freeContext(context) }
 
-    /// The context for converting a `width` × `height` picture from `source` to `target`, reused
-    /// when the last call asked for the same; nil when swscale cannot.
-    func context(width: Int32, height: Int32, from source: AVPixelFormat, to target: AVPixelFormat, flags: Int32) -> OpaquePointer? {
-        context = sws_getCachedContext(context, width, height, source, width, height, target, flags, nil, nil, nil)
+    /// The context for converting a `width` × `height` picture in `source` to `target` (at
+    /// `size`, or the same size), reused when the last call asked for the same; nil when
+    /// swscale cannot.
+    func context(width: Int32, height: Int32, from source: AVPixelFormat, to target: AVPixelFormat,
+                 size: (width: Int32, height: Int32)? = nil, flags: Int32) -> OpaquePointer? {
+        let (outW, outH) = size ?? (width, height)
+        context = sws_getCachedContext(context, width, height, source, outW, outH, target, flags, nil, nil, nil)
         return context
     }
 
-    /// A new frame holding `src`'s picture in `format`: a plain copy when the memory layouts
-    /// agree, otherwise converted by swscale. The caller owns the result.
-    func converted(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat) throws -> UnsafeMutablePointer<AVFrame> {
-        try convertedFrame(src, to: format, scaler: self)
+    /// A new frame holding `src`'s picture in `format` (scaled to `size`, if given): a plain copy
+    /// when the memory layouts agree, otherwise converted by swscale. The caller owns the result.
+    func converted(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat,
+                   size: (width: Int32, height: Int32)? = nil) throws -> UnsafeMutablePointer<AVFrame> {
+        try convertedFrame(src, to: format, size: size, scaler: self)
     }
 }
 
-private func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat,
+private func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat, size: (width: Int32, height: Int32)?,
                             scaler: FrameScaler) throws -> UnsafeMutablePointer<AVFrame> {
     let w = src.pointee.width, h = src.pointee.height
+    let (outW, outH) = size ?? (w, h)
     guard let out = av_frame_alloc() else { throw SightlineError.internal("out of memory copying a frame") }
     var owned: UnsafeMutablePointer<AVFrame>? = out
-    out.pointee.width = w
-    out.pointee.height = h
+    out.pointee.width = outW
+    out.pointee.height = outH
     out.pointee.format = format.rawValue
     guard av_frame_get_buffer(out, 0) >= 0 else {
         av_frame_free(&owned)
@@ -36,11 +41,12 @@ private func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVP
     }
     // yuvj420p differs from yuv420p only in its range tag: same planes, so a copy will do.
     let jpegTwin = format == AV_PIX_FMT_YUV420P && src.pointee.format == AV_PIX_FMT_YUVJ420P.rawValue
-    if src.pointee.format == format.rawValue || jpegTwin {
+    if (src.pointee.format == format.rawValue || jpegTwin) && outW == w && outH == h {
         av_frame_copy(out, src)
         return out
     }
-    guard let scaler = scaler.context(width: w, height: h, from: AVPixelFormat(src.pointee.format), to: format, flags: SWS_BILINEAR) else {
+    guard let scaler = scaler.context(width: w, height: h, from: AVPixelFormat(src.pointee.format), to: format,
+                                      size: (outW, outH), flags: SWS_BILINEAR) else {
         av_frame_free(&owned)
         throw SightlineError.internal("cannot convert pixel format \(src.pointee.format) to \(format.rawValue)")
     }

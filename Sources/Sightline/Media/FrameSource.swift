@@ -16,12 +16,16 @@ public protocol FrameSource: AnyObject {
     /// The frame just before the first one delivered, when reading began later in the stream
     /// (read after the first `nextFrame`); nil otherwise.
     var frameBeforeStart: VideoFrame? { get }
+    /// Makes a blocking read return at once (a stop); safe from any thread. A network stream
+    /// implements it; a file or camera returns within a frame anyway.
+    func interruptReading()
 }
 
 extension FrameSource {
     public var isLive: Bool { false }
     public var lostFrames: Int { 0 }
     public var frameBeforeStart: VideoFrame? { nil }
+    public func interruptReading() {}
 }
 
 extension VideoFileSource: FrameSource {}

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import SightlineFrames
+import Synchronization
 
 /// What a source tells about the video stream it reads: the `stream` record's facts.
 public struct VideoStreamInfo: Sendable {
@@ -64,6 +65,12 @@ public struct SourceOptions: Sendable {
     public var duration: Double?
     /// Let the demuxer open network protocols and playlists (refused by default: untrusted media).
     public var allowNetwork = false
+    /// Network protocols the demuxer may open (a comma-separated list, FFmpeg's
+    /// `protocol_whitelist`), for a live network stream (`capture`); nil: files and pipes only
+    /// (or anything with `allowNetwork`). Playlists stay refused.
+    public var protocols: String?
+    /// Interrupts blocking reads and opens of a network stream (a stop, or no data in time).
+    public var interrupt: IOInterrupt?
     /// Decoder threads; 0 lets libavcodec choose.
     public var decoderThreads = 0
     /// Keep the best audio stream's packets for copying into a rendered video (whole file only).
@@ -118,6 +125,29 @@ public final class VideoFileSource {
     private var delivered = 0
     /// The pts of the last frame handed out: every later frame must have a larger one.
     private var lastPTS: Int64?
+    /// The timeline goes on through jumps of the stream's own clock (segments joined end to end,
+    /// a camera that restarted), as ffmpeg's own tools do: from a jump on, `clockOffset` (in the
+    /// time base) is added to every packet's pts and dts.
+    private let clock: ClockFollower
+    /// Clock jumps that no frame handed out has reached yet, with the time without packets
+    /// before each (live streams).
+    private var pendingJumps: [(startPTS: Int64, jump: DiscontinuityRecord.ClockJump, arrivalGap: Double?)] = []
+    /// Live streams (read with an interrupt): the least difference of arrival (monotonic seconds)
+    /// and pts seconds over the packets of the current piece — a stream sent in real time
+    /// arrives on this schedule; the demuxer hands a packet out only when the next one begins,
+    /// so one packet's own arrival says little — and the first and latest pts seconds.
+    private var arrivalAnchor: Double?
+    private var firstPTSSeconds: Double?
+    private var latestPTSSeconds: Double?
+    /// When the first and the latest frame of a live stream arrived by that schedule.
+    public var firstArrival: Double? { arrivalAnchor.flatMap { a in firstPTSSeconds.map { a + $0 } } }
+    public var latestArrival: Double? { arrivalAnchor.flatMap { a in latestPTSSeconds.map { a + $0 } } }
+    /// The displayed size of the last frame decoded: a frame of another size starts a new piece.
+    private var lastSize: DiscontinuityRecord.Size?
+    /// The pts of the last video packet read when it was flagged corrupt (counted once the next
+    /// one is seen), and those of such packets forgiven at a join (their frames carry the flag).
+    private var corruptPending: [(pts: Int64, packetsLeft: Int)] = []
+    private var forgivenPTS = Set<Int64>()
     /// The last frame decoded before the first one delivered (after a seek): what shot-cut
     /// detection compares the first frame with.
     public private(set) var frameBeforeStart: VideoFrame?
@@ -132,21 +162,34 @@ public final class VideoFileSource {
     /// The audio stream whose packets are kept (`keepAudio`), and the packets not taken yet.
     let audioStream: UnsafeMutablePointer<AVStream>?
     private let audio = AudioPackets()
+    /// Kept alive while the demuxer may call it.
+    private var interrupt: IOInterrupt?
 
     /// Demuxers that open further files or URLs named inside the input.
     private static let playlistFormats: Set<String> = ["hls", "applehttp", "concat", "dash", "tee", "ffmetadata"]
 
     public init(path: String, options: SourceOptions = SourceOptions()) throws {
         let url = path == "-" ? "pipe:0" : path
-        if path != "-" {
+        if path != "-", options.protocols == nil {
             try Self.checkReadable(path)
         }
 
         var dict: OpaquePointer?
-        if !options.allowNetwork {
+        if let protocols = options.protocols {
+            av_dict_set(&dict, "protocol_whitelist", protocols, 0)
+        } else if !options.allowNetwork {
             av_dict_set(&dict, "protocol_whitelist", "file,pipe", 0)
         }
-        var fmt: UnsafeMutablePointer<AVFormatContext>?
+        var fmt: UnsafeMutablePointer<AVFormatContext>? = options.interrupt == nil ? nil : avformat_alloc_context()
+        interrupt = options.interrupt
+        if let interrupt = options.interrupt, let fmt {
+            fmt.pointee.interrupt_callback.callback = { opaque in
+                guard let opaque else { return 0 }
+                return Unmanaged<IOInterrupt>.fromOpaque(opaque).takeUnretainedValue().isDue ? 1 : 0
+            }
+            fmt.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+            interrupt.arm()
+        }
         var ret = avformat_open_input(&fmt, url, nil, &dict)
         av_dict_free(&dict)
         guard ret >= 0, let fmt else {
@@ -155,6 +198,7 @@ public final class VideoFileSource {
         format = fmt
         // From here on, deinit frees what was allocated if init throws.
         let containerName = String(cString: fmt.pointee.iformat.pointee.name)
+        interrupt?.arm()
         if !options.allowNetwork, !Self.playlistFormats.isDisjoint(with: containerName.split(separator: ",").map(String.init)) {
             avformat_close_input(&format)
             throw SightlineError.notMedia(path: path, reason: "\(containerName) playlists are refused (they open other files); use --allow-network to permit them")
@@ -259,11 +303,17 @@ public final class VideoFileSource {
             containerStartTime: containerStart, streamStartTime: streamStart, variableFrameRate: variable)
         origin = info.timelineOrigin
 
+        let clockMayJump = (fmt.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT) != 0
+        let step: Int64 = rate.num > 0 && rate.den > 0 ? max(1, av_rescale_q(1, AVRational(num: rate.den, den: rate.num), timeBase)) : 1
+        clock = ClockFollower(timeBase: timeBase, mayJump: clockMayJump, frameStep: step)
+
         let from = options.start.map { max(0, $0 - max(0, options.warmup)) }
         startSeconds = from
         endSeconds = options.duration.map { (options.start ?? 0) + $0 }
-        seeked = (from ?? 0) > 0
-        if let from, from > 0 {
+        // A format whose clock may jump is read from its start (the frames before `start` decoded
+        // and dropped): its pts may repeat, so only reading the whole way gives the timeline.
+        seeked = (from ?? 0) > 0 && !clockMayJump
+        if let from, from > 0, !clockMayJump {
             // Seek to the keyframe at or before the start (on the same origin as ffmpeg's -ss);
             // frames before the start are decoded and dropped.
             // One frame earlier, so the frame before the first one is decoded too (cut detection).
@@ -316,18 +366,34 @@ public final class VideoFileSource {
 
     /// Times (`t`) of the stream's keyframes, read by demuxing the whole file without decoding.
     /// Use on a source that has not delivered frames; it reads to the end.
-    public func keyframeTimes() -> [Double] {
-        guard let format, let packet else { return [] }
+    public func keyframeTimes() -> [Double] { scanTimeline().keyframes }
+
+    /// Whether the container's timestamps may jump (MPEG-TS …): then only reading the packets
+    /// tells where the timeline ends.
+    public var clockMayJump: Bool { clock.mayJump }
+
+    /// Demuxes the whole file without decoding: the keyframes' times (`t`), and, when the
+    /// stream's clock jumped, where its continuous timeline ends (the latest packet's time plus
+    /// its duration; the container's duration then covers the last piece only). Use on a source
+    /// that has not delivered frames; it reads to the end.
+    public func scanTimeline() -> (keyframes: [Double], end: Double?) {
+        guard let format, let packet else { return ([], nil) }
         var times: [Double] = []
+        var end: Double?
+        var jumped = false
         let tb = av_q2d(timeBase)
         while av_read_frame(format, packet) >= 0 {
             defer { av_packet_unref(packet) }
-            guard Int(packet.pointee.stream_index) == info.streamIndex, (packet.pointee.flags & AV_PKT_FLAG_KEY) != 0,
-                  packet.pointee.pts != sl_nopts_value() else { continue }
-            times.append(Double(packet.pointee.pts) * tb - origin)
+            guard Int(packet.pointee.stream_index) == info.streamIndex else { continue }
+            if clock.follow(packet) != nil { jumped = true }
+            guard packet.pointee.pts != sl_nopts_value() else { continue }
+            let t = Double(packet.pointee.pts) * tb - origin
+            end = max(end ?? t, t + Double(max(0, packet.pointee.duration)) * tb)
+            guard (packet.pointee.flags & AV_PKT_FLAG_KEY) != 0 else { continue }
+            times.append(t)
         }
         finished = true
-        return times.sorted()
+        return (times.sorted(), jumped ? end : nil)
     }
 
     /// The stream position of the first frame decoded after a seek, whose pts is `pts`.
@@ -397,7 +463,8 @@ public final class VideoFileSource {
                 if draining { return nil }
                 continue
             }
-            if frame.pointee.decode_error_flags != 0 || (frame.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 {
+            if frame.pointee.decode_error_flags != 0
+                || ((frame.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 && forgivenPTS.remove(frame.pointee.pts) == nil) {
                 damage.corruptFrames += 1
             }
             return frame
@@ -416,8 +483,11 @@ public final class VideoFileSource {
     /// Reads one packet of the chosen stream into the decoder; at the end, starts draining.
     private func readPacket() {
         guard let format, let codec, let packet else { draining = true; return }
+        interrupt?.arm()
         let ret = av_read_frame(format, packet)
         if ret < 0 {
+            damage.corruptFrames += corruptPending.count
+            corruptPending.removeAll()
             if ret != sl_averror_eof() {
                 damage.readError = "read error: \(FFmpegError(ret))"
             } else if format.pointee.pb != nil, format.pointee.pb.pointee.error < 0 {
@@ -433,9 +503,35 @@ public final class VideoFileSource {
             return
         }
         guard Int(packet.pointee.stream_index) == info.streamIndex else { return }
-        if (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 {
-            damage.corruptFrames += 1
+        let jump = clock.follow(packet)
+        var arrivalGap: Double?
+        if interrupt != nil, packet.pointee.pts != sl_nopts_value() {
+            let now = IOInterrupt.now(), seconds = Double(packet.pointee.pts) * av_q2d(timeBase)
+            if jump != nil {
+                // From when the latest frame was due to now; the new piece has a schedule of its own.
+                arrivalGap = latestArrival.map { now - $0 }
+                arrivalAnchor = nil
+            }
+            arrivalAnchor = min(arrivalAnchor ?? .infinity, now - seconds)
+            if firstPTSSeconds == nil { firstPTSSeconds = seconds }
+            latestPTSSeconds = max(latestPTSSeconds ?? -.infinity, seconds)
         }
+        if let jump { pendingJumps.append((jump.startPTS, jump.jump, arrivalGap)) }
+        // Segments joined end to end restart MPEG-TS continuity counters, so the demuxer flags one
+        // of the last packets before the join as corrupt: in a format whose clock may jump, such
+        // a flag is not counted when one of the next two packets starts a clock jump (the decoder
+        // still counts a picture it cannot decode). Elsewhere it is counted at once.
+        if !clock.mayJump {
+            if (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { damage.corruptFrames += 1 }
+        } else if jump != nil {
+            forgivenPTS.formUnion(corruptPending.map(\.pts))
+            corruptPending.removeAll()
+        } else {
+            for i in corruptPending.indices { corruptPending[i].packetsLeft -= 1 }
+            damage.corruptFrames += corruptPending.count { $0.packetsLeft == 0 }
+            corruptPending.removeAll { $0.packetsLeft == 0 }
+        }
+        if clock.mayJump, (packet.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { corruptPending.append((packet.pointee.pts, 2)) }
         if keyFrameChooser != nil, !takeKeyFrame(packet) { return }
         let sent = avcodec_send_packet(codec, packet)
         if sent < 0 && sent != sl_averror(EAGAIN) {
@@ -491,8 +587,16 @@ public final class VideoFileSource {
         let seconds = Double(pts) * tb - origin
         if firstPosition == nil { firstPosition = seeked ? positionBase(pts: pts) : 0 }
         let position = keyFrameChooser == nil ? firstPosition! + decodedSinceSeek : streamPosition(ofPTS: pts)
-        if let start = startSeconds, seconds < start - 1e-9 {
+        // The frame's own size: a stream may change size (a size other than the stream's gets a
+        // rotation of its own, so boxes map to this frame's pixels).
+        let (width, height) = (Int(decoded.pointee.width), Int(decoded.pointee.height))
+        let rotation = width == Int(self.rotation.codedWidth) && height == Int(self.rotation.codedHeight) ? self.rotation
+            : Rotation(degrees: self.rotation.degrees, codedWidth: width, codedHeight: height)
+        let size = DiscontinuityRecord.Size(width: rotation.swapsAxes ? height : width, height: rotation.swapsAxes ? width : height)
+        if let start = startSeconds, seconds < start - 1e-6 {
             decodedSinceSeek += 1
+            while let first = pendingJumps.first, pts >= first.startPTS { pendingJumps.removeFirst() }
+            lastSize = size
             if let clone = av_frame_clone(decoded) {
                 let gray = try VideoFrame.lumaFormats.contains(decoded.pointee.format) ? nil
                     : grayScaler.converted(decoded, to: AV_PIX_FMT_GRAY8)
@@ -501,8 +605,10 @@ public final class VideoFileSource {
             }
             return nil
         }
-        if let end = endSeconds, seconds >= end - 1e-9 {
+        if let end = endSeconds, seconds >= end - 1e-6 {
             finished = true
+            damage.corruptFrames += corruptPending.count
+            corruptPending.removeAll()
             return nil
         }
         // A damaged stream can make the decoder emit a frame from the past: records and the
@@ -514,13 +620,29 @@ public final class VideoFileSource {
         }
         lastPTS = pts
         decodedSinceSeek += 1
+        // A clock jump or a size change before this frame: the run ends every track here.
+        var discontinuity = DiscontinuityRecord()
+        var arrivalGap: Double?
+        while let first = pendingJumps.first, pts >= first.startPTS {
+            discontinuity.clock = first.jump
+            arrivalGap = first.arrivalGap
+            pendingJumps.removeFirst()
+        }
+        if let lastSize, lastSize != size {
+            discontinuity.previousSize = lastSize
+            discontinuity.size = size
+        }
+        lastSize = size
         guard let clone = av_frame_clone(decoded) else { throw SightlineError.internal("out of memory cloning a frame") }
         // A GRAY8 copy only for pixel formats without an 8-bit luma plane (RGB, 10-bit, packed YUV…).
         let gray = try VideoFrame.lumaFormats.contains(decoded.pointee.format) ? nil
             : grayScaler.converted(decoded, to: AV_PIX_FMT_GRAY8)
         defer { delivered += 1 }
-        return VideoFrame(index: delivered, position: position, pts: pts, seconds: seconds, rotation: rotation,
-                          decoded: clone, gray: gray)
+        let out = VideoFrame(index: delivered, position: position, pts: pts, seconds: seconds, rotation: rotation,
+                             decoded: clone, gray: gray)
+        if discontinuity.clock != nil || discontinuity.size != nil { out.discontinuity = discontinuity }
+        out.arrivalGap = arrivalGap
+        return out
     }
 
     /// FFmpeg logs to standard error by itself; Sightline reports errors in one line of its own,
@@ -534,6 +656,11 @@ public final class VideoFileSource {
     private static func checkReadable(_ path: String) throws {
         var st = stat()
         guard stat(path, &st) == 0 else {
+            // A URL is never opened here: network streams are read by `capture` only.
+            if let scheme = path.range(of: "://").map({ path[..<$0.lowerBound] }), !scheme.isEmpty,
+               scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
+                throw SightlineError.inputUnreadable(path: path, reason: "network URLs are not opened here (sightline capture reads rtsp://, rtsps://, srt:// and udp:// streams)")
+            }
             throw SightlineError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
@@ -575,5 +702,87 @@ private final class AudioPackets: @unchecked Sendable {
         let all = packets
         packets.removeAll()
         return all
+    }
+}
+
+/// Follows a stream's own clock through jumps, as ffmpeg's tools do for formats whose timestamps
+/// may be discontinuous (AVFMT_TS_DISCONT: MPEG-TS …): a video packet whose dts is more than
+/// 0.1 s before the previous packet's, or more than 10 s after it, starts a new piece of the
+/// timeline. In other formats only jumps of more than 10 s either way count (a damaged stream's
+/// small steps back stay frames out of order). The offset puts the new piece's first packet one
+/// frame after the latest pts so far, so the timeline goes on evenly and `t` stays exact within
+/// each piece.
+final class ClockFollower {
+    let mayJump: Bool
+    private let frameStep: Int64
+    private let backward: Int64
+    private let forward: Int64
+    /// Added to the stream's own pts and dts.
+    private(set) var offset: Int64 = 0
+    /// The last packet's dts and the latest pts so far, on the continuous timeline.
+    private var lastDTS: Int64?
+    private var latestPTS: Int64?
+
+    init(timeBase: AVRational, mayJump: Bool, frameStep: Int64) {
+        self.mayJump = mayJump
+        self.frameStep = frameStep
+        let tb = av_q2d(timeBase)
+        backward = Int64((0.1 / tb).rounded())
+        forward = Int64((10 / tb).rounded())
+    }
+
+    /// Moves the packet's timestamps onto the continuous timeline; returns the jump it starts
+    /// (with the continuous pts from which frames are past it), if any.
+    func follow(_ packet: UnsafeMutablePointer<AVPacket>) -> (startPTS: Int64, jump: DiscontinuityRecord.ClockJump)? {
+        let nopts = sl_nopts_value()
+        let rawDTS = packet.pointee.dts != nopts ? packet.pointee.dts : packet.pointee.pts
+        guard rawDTS != nopts else { return nil }
+        let rawPTS = packet.pointee.pts != nopts ? packet.pointee.pts : rawDTS
+        var jump: (startPTS: Int64, jump: DiscontinuityRecord.ClockJump)?
+        if let last = lastDTS, let latest = latestPTS {
+            let delta = rawDTS + offset - last
+            if delta > forward || delta < -(mayJump ? backward : forward) {
+                let step = packet.pointee.duration > 0 ? packet.pointee.duration : frameStep
+                let newOffset = latest + step - rawPTS
+                jump = (rawPTS + newOffset, DiscontinuityRecord.ClockJump(oldPTS: latest - offset, newPTS: rawPTS, offset: newOffset))
+                offset = newOffset
+            }
+        }
+        if packet.pointee.pts != nopts { packet.pointee.pts += offset }
+        if packet.pointee.dts != nopts { packet.pointee.dts += offset }
+        lastDTS = rawDTS + offset
+        latestPTS = max(latestPTS ?? Int64.min, rawPTS + offset)
+        return jump
+    }
+}
+
+/// Interrupts a network stream's blocking calls: when stopped, or when one call (an open, a
+/// packet read) takes longer than `timeout` seconds (no data: the stream dropped). Safe to stop
+/// from any thread.
+public final class IOInterrupt: @unchecked Sendable {
+    // @unchecked Sendable: `stopped` is atomic; `deadline` is written by the reading thread only
+    // and read by the demuxer's callback on that thread.
+    private let stopped = Atomic(false)
+    private var deadline = 0.0
+    public private(set) var timeout: Double
+
+    public init(timeout: Double) { self.timeout = timeout }
+
+    /// Another time limit for the calls from now on.
+    public func rearm(timeout: Double) {
+        self.timeout = timeout
+        arm()
+    }
+
+    /// Gives the next blocking call `timeout` seconds.
+    func arm() { deadline = Self.now() + timeout }
+    public func stop() { stopped.store(true, ordering: .relaxed) }
+    public var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    var isDue: Bool { isStopped || Self.now() > deadline }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 }

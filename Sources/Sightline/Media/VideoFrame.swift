@@ -48,8 +48,19 @@ public final class VideoFrame: @unchecked Sendable {
     public let pts: Int64
     /// Seconds on the file's presentation timeline (pts × time base − the container's start time).
     public let seconds: Double
-    /// Maps coded-picture coordinates to displayed-frame coordinates.
+    /// Maps coded-picture coordinates to displayed-frame coordinates (made with this frame's own
+    /// size: a stream's frames may change size).
     public let rotation: Rotation
+    /// The stream stops being continuous before this frame (its clock jumped, its size changed, a
+    /// live source reconnected): set by the source before the frame is handed out; the run fills
+    /// in the frame's index and time.
+    public internal(set) var discontinuity: DiscontinuityRecord?
+    /// A live stream whose clock jumped before this frame: the seconds without packets before the
+    /// jump (the wall clock's view of the gap, which the stream's own clock cannot give).
+    public internal(set) var arrivalGap: Double?
+    /// The displayed size of this frame (rotation applied).
+    public var displayWidth: Int { Int(rotation.swapsAxes ? rotation.codedHeight : rotation.codedWidth) }
+    public var displayHeight: Int { Int(rotation.swapsAxes ? rotation.codedWidth : rotation.codedHeight) }
 
     private var decoded: UnsafeMutablePointer<AVFrame>?
     /// A GRAY8 copy, only for pixel formats whose first plane is not 8-bit luma.
@@ -64,6 +75,16 @@ public final class VideoFrame: @unchecked Sendable {
         self.rotation = rotation
         self.decoded = decoded
         self.gray = gray
+    }
+
+    /// The same picture (shared, not copied) at another place on the timeline: a live source
+    /// that reopened its stream puts the new connection's frames after the old one's.
+    func retimed(index: Int, pts: Int64, seconds: Double) throws -> VideoFrame {
+        guard let decoded, let clone = av_frame_clone(decoded) else { throw SightlineError.internal("out of memory cloning a frame") }
+        let frame = VideoFrame(index: index, position: index, pts: pts, seconds: seconds, rotation: rotation, decoded: clone,
+                               gray: gray.flatMap { av_frame_clone($0) })
+        frame.discontinuity = discontinuity
+        return frame
     }
 
     deinit {

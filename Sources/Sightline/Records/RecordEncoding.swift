@@ -176,15 +176,16 @@ extension FrameRecord {
     public var warmupJSON: JSON { json(type: "warmup") }
 
     private func json(type: String) -> JSON {
-        .object([
-            ("type", .string(type)),
-            ("index", .int(Int64(index))),
-            ("pts", .int(pts)),
-            ("t", .fixed(t, digits: Precision.seconds)),
+        var members: [(String, JSON)] = [("type", .string(type)), ("index", .int(Int64(index))), ("pts", .int(pts)),
+                                         ("t", .fixed(t, digits: Precision.seconds))]
+        // Only a frame whose size is not the stream record's says its size.
+        if let frameSize { members += [("width", .int(Int64(frameSize.width))), ("height", .int(Int64(frameSize.height)))] }
+        members += [
             ("status", .object([("faces", .string(faceStatus.rawValue)), ("codes", .string(codeStatus.rawValue))])),
             ("faces", .array(faces.map(\.json))),
             ("codes", .array(codes.map(\.json))),
-        ])
+        ]
+        return .object(members)
     }
 }
 
@@ -220,6 +221,45 @@ extension CutRecord {
     public var json: JSON {
         .object([("type", .string("cut")), ("index", .int(Int64(index))), ("pts", .int(pts)),
                  ("t", .fixed(t, digits: Precision.seconds)), ("score", .fixed(score, digits: Precision.score))])
+    }
+}
+
+extension DiscontinuityRecord {
+    public var json: JSON {
+        var members: [(String, JSON)] = [("type", .string("discontinuity")), ("index", .int(Int64(index))), ("pts", .int(pts)),
+                                         ("t", .fixed(t, digits: Precision.seconds))]
+        if let clock {
+            members.append(("clock", .object([("old_pts", .int(clock.oldPTS)), ("new_pts", .int(clock.newPTS)),
+                                              ("offset", .int(clock.offset))])))
+        }
+        if let size, let previousSize {
+            members.append(("size", .object([("old", .array([.int(Int64(previousSize.width)), .int(Int64(previousSize.height))])),
+                                             ("new", .array([.int(Int64(size.width)), .int(Int64(size.height))]))])))
+        }
+        if let reconnect {
+            members.append(("reconnect", .object([("seconds", .fixed(reconnect.seconds, digits: 3)),
+                                                  ("lost_frames", .int(Int64(reconnect.lostFrames)))])))
+        }
+        return .object(members)
+    }
+
+    /// A discontinuity record as written (`json` parsed).
+    public init(json o: [String: Any]) throws {
+        func int(_ v: Any?) -> Int64? { (v as? NSNumber)?.int64Value }
+        guard let index = int(o["index"]), let pts = int(o["pts"]), let t = (o["t"] as? NSNumber)?.doubleValue else {
+            throw RecordShapeError("discontinuity record without index, pts or t")
+        }
+        self.init(index: Int(index), pts: pts, t: t)
+        if let c = o["clock"] as? [String: Any], let old = int(c["old_pts"]), let new = int(c["new_pts"]), let offset = int(c["offset"]) {
+            clock = ClockJump(oldPTS: old, newPTS: new, offset: offset)
+        }
+        if let s = o["size"] as? [String: Any], let old = s["old"] as? [NSNumber], let new = s["new"] as? [NSNumber], old.count == 2, new.count == 2 {
+            previousSize = Size(width: old[0].intValue, height: old[1].intValue)
+            size = Size(width: new[0].intValue, height: new[1].intValue)
+        }
+        if let r = o["reconnect"] as? [String: Any], let seconds = (r["seconds"] as? NSNumber)?.doubleValue, let lost = int(r["lost_frames"]) {
+            reconnect = Reconnect(seconds: seconds, lostFrames: Int(lost))
+        }
     }
 }
 
@@ -266,6 +306,7 @@ extension SummaryRecord {
         if live {
             members += [("dropped_frames", .int(Int64(droppedFrames))), ("lost_frames", .int(Int64(lostFrames)))]
         }
+        if discontinuities > 0 { members.append(("discontinuities", .int(Int64(discontinuities)))) }
         if !outputErrors.isEmpty { members.append(("output_errors", .array(outputErrors.map { .string($0) }))) }
         if let wallSeconds { members.append(("wall_seconds", .fixed(wallSeconds, digits: 3))) }
         return .object(members)
@@ -288,6 +329,7 @@ extension SummaryRecord {
         live = o["dropped_frames"] != nil || o["lost_frames"] != nil
         droppedFrames = count("dropped_frames")
         lostFrames = count("lost_frames")
+        discontinuities = count("discontinuities")
         outputErrors = o["output_errors"] as? [String] ?? []
         wallSeconds = (o["wall_seconds"] as? NSNumber)?.doubleValue
     }

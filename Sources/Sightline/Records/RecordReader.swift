@@ -268,6 +268,10 @@ extension FrameRecord {
                   faceStatus: AnalyzerStatus(rawValue: status?["faces"] as? String ?? "") ?? .ok,
                   codeStatus: AnalyzerStatus(rawValue: status?["codes"] as? String ?? "") ?? .ok,
                   faces: faces, codes: codes)
+        // A frame whose size is not the stream record's says its size.
+        if let width = integer(o["width"]), let height = integer(o["height"]), width > 0, height > 0 {
+            frameSize = DiscontinuityRecord.Size(width: width, height: height)
+        }
     }
 }
 

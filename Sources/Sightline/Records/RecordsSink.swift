@@ -16,6 +16,7 @@ public final class RecordsSink: FrameSink {
     public func warmupFrame(_ record: FrameRecord) throws { try writer.write(record.warmupJSON) }
     public func tracksEnded(_ tracks: [TrackRecord]) throws { for track in tracks { try writer.write(track.json) } }
     public func cut(_ record: CutRecord) throws { try writer.write(record.json) }
+    public func discontinuity(_ record: DiscontinuityRecord) throws { try writer.write(record.json) }
     public func identitySamples(_ samples: [IdentitySample]) throws { for sample in samples { try writer.write(sample.json) } }
     public func identitiesFound(_ records: [IdentityRecord]) throws { for record in records { try writer.write(record.json) } }
 

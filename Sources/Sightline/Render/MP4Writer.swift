@@ -40,6 +40,8 @@ public final class MP4Writer {
     /// True when the input's audio is copied into the file.
     public var hasAudio: Bool { audioStream != nil }
     private var finished = false
+    /// Scales frames of another size to the video's.
+    private let resizer = FrameScaler()
 
     /// A writer for the frames of `source`, with its audio stream copied unchanged when the source
     /// keeps one (`SourceOptions.keepAudio`) and MP4 can hold its codec.
@@ -131,10 +133,21 @@ public final class MP4Writer {
         av_packet_free(&packet)
     }
 
-    /// Encodes one YUV 4:2:0 frame (its pts in the time base given at creation).
+    /// Encodes one YUV 4:2:0 frame (its pts in the time base given at creation). A frame of
+    /// another size than the video's (a stream whose frames change size) is scaled to the video's
+    /// size, the stream's first: one MP4 with one size, which every player shows.
     public func write(_ frame: UnsafeMutablePointer<AVFrame>) throws {
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        try send(frame)
+        guard let codec, frame.pointee.width != codec.pointee.width || frame.pointee.height != codec.pointee.height else {
+            return try send(frame)
+        }
+        var scaled: UnsafeMutablePointer<AVFrame>? = try resizer.converted(frame, to: AV_PIX_FMT_YUV420P,
+                                                                           size: (codec.pointee.width, codec.pointee.height))
+        defer { av_frame_free(&scaled) }
+        scaled!.pointee.pts = frame.pointee.pts
+        scaled!.pointee.color_range = frame.pointee.color_range
+        scaled!.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        try send(scaled)
     }
 
     /// Copies audio packets unchanged (the muxer interleaves them with the video); frees them.

@@ -17,6 +17,8 @@ struct ShardRecords {
     var frames: [(line: String, record: FrameRecord)] = []
     /// Cut records as written, by the index of the frame they start.
     var cuts: [Int: String] = [:]
+    /// Discontinuity records as written, by the index of the frame they come before.
+    var discontinuities: [Int: String] = [:]
     /// The identity settings the shard ran with (nil: identities off), the seconds per frame
     /// (identity records count them), and the faces it embedded: frame → shard track → sample.
     var identities: IdentityOptions?
@@ -40,6 +42,7 @@ struct ShardRecords {
         var warmup: [FrameRecord] = []
         var frames: [(line: String, record: FrameRecord)] = []
         var cuts: [Int: String] = [:]
+        var discontinuities: [Int: String] = [:]
         var samples: [Int: [Int: IdentitySample]] = [:]
         for (offset, bytes) in lines.enumerated() {
             let number = offset + 1
@@ -59,6 +62,9 @@ struct ShardRecords {
             case "cut":
                 guard let index = fields.int("index") else { throw reject("line \(number): a cut record without an index") }
                 cuts[index] = String(decoding: bytes, as: UTF8.self)
+            case "discontinuity":
+                guard let index = (object["index"] as? NSNumber)?.intValue else { throw reject("line \(number): a discontinuity record without an index") }
+                discontinuities[index] = String(decoding: bytes, as: UTF8.self)
             case "sample":
                 let sample: IdentitySample
                 do { sample = try IdentitySample(fields) } catch { throw reject("line \(number): \(error)") }
@@ -90,6 +96,7 @@ struct ShardRecords {
         self.warmup = warmup
         self.frames = frames
         self.cuts = cuts
+        self.discontinuities = discontinuities
         self.summary = summary
     }
 
@@ -305,6 +312,12 @@ public struct ShardMerger {
             // One to one (a merged track claims one track of each shard), so it turns round.
             let localID = people == nil ? [:] : Dictionary(uniqueKeysWithValues: finalID.map { ($1, $0) })
             for (line, frame) in r.frames {
+                // A clock jump or size change ends every track before its frame, as in one run.
+                if let discontinuity = r.discontinuities[frame.index] {
+                    try write(ended: tracks.finish())
+                    try writer.write(line: discontinuity)
+                    summary.discontinuities += 1
+                }
                 // A cut ends every track before its frame, as in one run.
                 if let cut = r.cuts[frame.index] {
                     try write(ended: tracks.finish())

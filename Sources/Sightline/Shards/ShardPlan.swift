@@ -203,9 +203,17 @@ public struct ShardPlanner {
         for (file, stem) in zip(files, Self.stems(files)) {
             let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))
             let info = source.info
-            // The video's end on its timeline: where its first frame is, plus its length.
-            let span = info.duration.map { $0 + info.streamOffset }
-            all += shards(input: file, span: span, keyframes: atKeyframes ? source.keyframeTimes() : [], stem: stem)
+            // The video's end on its timeline: where its first frame is, plus its length; for a
+            // container whose clock jumped (segments joined end to end), where the continuous
+            // timeline its packets make ends.
+            var span = info.duration.map { $0 + info.streamOffset }
+            var keyframes: [Double] = []
+            if atKeyframes || source.clockMayJump {
+                let scan = source.scanTimeline()
+                if let end = scan.end { span = end }
+                if atKeyframes { keyframes = scan.keyframes }
+            }
+            all += shards(input: file, span: span, keyframes: keyframes, stem: stem)
         }
         return all
     }

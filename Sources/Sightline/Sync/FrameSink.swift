@@ -15,6 +15,9 @@ public protocol FrameSink: AnyObject {
     func tracksEnded(_ tracks: [TrackRecord]) throws
     /// A shot boundary: the next frame starts a new shot (the tracks it ended came first).
     func cut(_ record: CutRecord) throws
+    /// The stream stops being continuous before the next frame (clock jump, size change,
+    /// reconnection); the tracks it ended came first.
+    func discontinuity(_ record: DiscontinuityRecord) throws
     /// The faces a shard run embedded on the frame just given (`--identities on` with a warm-up).
     func identitySamples(_ samples: [IdentitySample]) throws
     /// The people found (`--identities on`), after the last tracks ended.
@@ -32,6 +35,7 @@ extension FrameSink {
     public func warmupFrame(_ record: FrameRecord) throws {}
     public func tracksEnded(_ tracks: [TrackRecord]) throws {}
     public func cut(_ record: CutRecord) throws {}
+    public func discontinuity(_ record: DiscontinuityRecord) throws {}
     public func identitySamples(_ samples: [IdentitySample]) throws {}
     public func identitiesFound(_ records: [IdentityRecord]) throws {}
     public func finish(_ summary: SummaryRecord) throws {}

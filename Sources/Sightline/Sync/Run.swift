@@ -71,6 +71,7 @@ public final class Run: @unchecked Sendable {
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
         frames.stop()
+        configuration.source.interruptReading()
     }
 
     /// Runs to the end of the source (or `stop`, or the frame limit) and returns the summary the
@@ -82,10 +83,23 @@ public final class Run: @unchecked Sendable {
         let started = ContinuousClock.now
         var count = 0
         let result: AnalysisResult
+        let info = configuration.source.info
         do {
-            while let analyzed = try frames.next() {
+            while var analyzed = try frames.next() {
+                let picture = analyzed.frame
+                if picture.displayWidth != info.displayWidth || picture.displayHeight != info.displayHeight {
+                    analyzed.record.frameSize = DiscontinuityRecord.Size(width: picture.displayWidth, height: picture.displayHeight)
+                }
                 // A run that starts later compares its first frame with the one before, as the whole run.
                 if let before = analyzed.shotBefore { cutDetector?.prime(before) }
+                // A clock jump or a size change ends every track, as a cut does: no track spans
+                // two pieces of the stream.
+                if var discontinuity = picture.discontinuity {
+                    (discontinuity.index, discontinuity.pts, discontinuity.t) = (analyzed.record.index, analyzed.record.pts, analyzed.record.t)
+                    endEveryTrack(streamEnded: false, delivery)
+                    cutDetector?.restart()
+                    if !isWarmup(analyzed.record) { delivery.discontinuity(discontinuity) }
+                }
                 // A cut ends every track before its frame is tracked: no track spans two shots.
                 if let cut = cutDetector?.next(analyzed.shot, frame: analyzed.record) {
                     endEveryTrack(streamEnded: false, delivery)
@@ -93,8 +107,8 @@ public final class Run: @unchecked Sendable {
                 }
                 // The tracking stage holds frames until what looking back may still find on them
                 // is known; the frames it lets go are settled.
-                let settled = trackingStage?.process(analyzed.record, frame: analyzed.frame)
-                    ?? [TrackingStage.Settled(record: analyzed.record, frame: analyzed.frame, ended: [])]
+                let settled = trackingStage?.process(analyzed.record, frame: picture)
+                    ?? [TrackingStage.Settled(record: analyzed.record, frame: picture, ended: [])]
                 for frame in settled { deliver(frame, delivery) }
                 delivery.end(analyzed.endedTracks)
                 try delivery.checkOutputsLeft()
@@ -133,7 +147,7 @@ public final class Run: @unchecked Sendable {
 
     /// A frame of a shard's warm-up: analyzed and tracked, not part of the output.
     private func isWarmup(_ record: FrameRecord) -> Bool {
-        configuration.warmupEnds.map { record.t < $0 - 1e-9 } ?? false
+        configuration.warmupEnds.map { record.t < $0 - 1e-6 } ?? false
     }
 
     /// A settled frame gets its identities and goes to the sinks with the tracks that ended on it.
@@ -190,6 +204,11 @@ private final class Delivery {
     func frame(_ record: FrameRecord, picture: VideoFrame) {
         each { try $0.frame(record, picture: picture) }
         summary.add(record)
+    }
+
+    func discontinuity(_ record: DiscontinuityRecord) {
+        each { try $0.discontinuity(record) }
+        summary.discontinuities += 1
     }
 
     func end(_ tracks: [TrackRecord]) {

@@ -63,7 +63,7 @@ struct ShardRecords {
                 guard let index = fields.int("index") else { throw reject("line \(number): a cut record without an index") }
                 cuts[index] = String(decoding: bytes, as: UTF8.self)
             case "discontinuity":
-                guard let index = (object["index"] as? NSNumber)?.intValue else { throw reject("line \(number): a discontinuity record without an index") }
+                guard let index = fields.int("index") else { throw reject("line \(number): a discontinuity record without an index") }
                 discontinuities[index] = String(decoding: bytes, as: UTF8.self)
             case "sample":
                 let sample: IdentitySample

@@ -94,6 +94,7 @@ struct Anonymize: ParsableCommand {
         var configuration = RunConfiguration(source: source, analysis: analysis)
         configuration.tracking = TrackerOptions(maxGap: maxGap)
         configuration.threads = workers
+        configuration.oneWorkerPerStream = true
         configuration.schedule = Schedule(detectEvery: detectEvery)
         let run = try Run(configuration)
 

@@ -71,13 +71,15 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
     /// any output is written. `faces` must be resolved (`resolvingModel`).
     init(source: FrameSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
-         schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false) throws {
+         schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false) throws {
         self.source = source
         self.shotImages = shotImages
         self.policy = policy
         self.schedule = schedule
-        let workers = Self.workers(threads: threads, faces: faces, readsCodes: codes.backend != .off, policy: policy,
-                                   width: source.info.displayWidth, height: source.info.displayHeight)
+        let workers = oneWorkerPerStream
+            ? Self.workers(threads: threads, faces: faces, readsCodes: codes.backend != .off, policy: policy,
+                           width: source.info.displayWidth, height: source.info.displayHeight)
+            : max(1, threads)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
         analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes) }
@@ -99,7 +101,8 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         jobs = BlockingQueue(capacity: queued)
     }
 
-    /// The analysis workers for `threads` threads. A DNN detector on OpenVINO whose whole-frame
+    /// The analysis workers for `threads` threads when memory comes first (`oneWorkerPerStream`,
+    /// `anonymize`). A DNN detector on OpenVINO whose whole-frame
     /// input is so large that workers share a stream (`OpenVINORuntime.requestsPerStream`: 1080p
     /// at the full size) gets one worker per stream instead, whose inference runs on the stream's
     /// threads: a second worker on the same stream only waited for it, and held a network input

@@ -39,7 +39,8 @@ public final class Run: @unchecked Sendable {
             codes = codeOptions
             frames = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
                                           threads: configuration.threads, schedule: configuration.schedule,
-                                          policy: configuration.backpressure, shotImages: configuration.cuts != nil)
+                                          policy: configuration.backpressure, shotImages: configuration.cuts != nil,
+                                          oneWorkerPerStream: configuration.oneWorkerPerStream)
             trackingStage = try configuration.tracking.map {
                 try TrackingStage(tracker: $0, detectEvery: configuration.schedule.detectEvery, lanes: configuration.threads,
                                   faces: faces, codes: codeOptions)

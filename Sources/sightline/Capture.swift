@@ -81,31 +81,26 @@ struct Capture: ParsableCommand {
     }
 
     func run() throws {
-        // The detectors and a mask image are set up before the camera opens.
+        // The detectors and a mask image are set up before the camera or stream opens.
         let analysis = try detection.analysis()
         let drawing = try record.map { (path: $0, painter: try rendering.painter()) }
         VideoFileSource.showLibraryWarnings(false)   // the encoder's chatter
-        if let url { return try runNetwork(url, analysis: analysis, drawing: drawing) }
-        let camera = try CameraSource(options: CameraOptions(device: device, size: size, fps: fps, mirror: mirror,
-                                                             maxFrames: frames, maxSeconds: duration))
-        var configuration = detection.configuration(source: camera, analysis: analysis)
+        let live = try url.map(openNetwork) ?? openCamera()
+        var configuration = detection.configuration(source: live.source, analysis: analysis)
         configuration.backpressure = noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames
         configuration.timing = outputs.timing
         let run = try Run(configuration)
 
         let progress = ProgressLine(quiet: outputs.quiet, totalFrames: frames)
-        progress.note = { record, dropped in
-            let latency = camera.latency(pts: record.pts).map { String(format: "latency %.2fs  ", $0) } ?? ""
-            return latency + "dropped \(dropped)  lost \(camera.lostFrames)"
-        }
+        progress.note = live.note
         // SIGUSR1 pauses and resumes the recording.
         let paused = SignalFlag()
         let recorder = try drawing.map { path, painter in
-            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: camera.info, options: rendering.encoder))
+            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: live.source.info, options: rendering.encoder))
         }
         recorder?.isPaused = { paused.isRequested }
         var stream = StreamRecord(run: run, duration: duration)
-        stream.camera = camera.camera
+        stream.camera = live.camera
         stream.camera?.dropLateFrames = !noDrop
         let sinks = try outputs.sinks(progress: progress, video: recorder, stream: stream)
 
@@ -118,15 +113,33 @@ struct Capture: ParsableCommand {
         defer { pause.cancel() }
         let summary = try run.runStoppable(into: sinks)
         if let readError = summary.damage.readError {
-            throw SightlineError.inputDamaged(path: device, reason: readError + " (\(summary.frames) frames captured)")
+            throw SightlineError.inputDamaged(path: live.path, reason: readError + " (\(summary.frames) frames captured)")
         }
     }
 }
 
+/// What a capture reads: a V4L2 camera or a network stream, with what the progress line and the
+/// stream record say about it.
+private struct LiveInput {
+    var source: FrameSource
+    /// The device or URL, for error lines.
+    var path: String
+    var camera: CameraFacts?
+    var note: (FrameRecord, _ dropped: Int) -> String
+}
+
 extension Capture {
+    private func openCamera() throws -> LiveInput {
+        let camera = try CameraSource(options: CameraOptions(device: device, size: size, fps: fps, mirror: mirror,
+                                                             maxFrames: frames, maxSeconds: duration))
+        return LiveInput(source: camera, path: device, camera: camera.camera) { record, dropped in
+            let latency = camera.latency(pts: record.pts).map { String(format: "latency %.2fs  ", $0) } ?? ""
+            return latency + "dropped \(dropped)  lost \(camera.lostFrames)"
+        }
+    }
+
     /// A network stream: the same run as a camera's, from libavformat, reopened when it drops.
-    private func runNetwork(_ url: String, analysis: Analysis,
-                            drawing: (path: String, painter: OverlayPainter)?) throws {
+    private func openNetwork(_ url: String) throws -> LiveInput {
         let source: NetworkSource
         do {
             source = try NetworkSource(options: NetworkOptions(url: url, maxFrames: frames, maxSeconds: duration))
@@ -139,20 +152,8 @@ extension Capture {
         source.log = { message in
             if !quiet { FileHandle.standardError.write(Data("\nsightline: \(url): \(message)\n".utf8)) }
         }
-        var configuration = detection.configuration(source: source, analysis: analysis)
-        configuration.backpressure = noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames
-        configuration.timing = outputs.timing
-        let run = try Run(configuration)
-        let progress = ProgressLine(quiet: outputs.quiet, totalFrames: frames)
-        progress.note = { _, dropped in "dropped \(dropped)  lost \(source.lostFrames)  reconnections \(source.reconnections)" }
-        let recorder = try drawing.map { path, painter in
-            OverlayRenderer(painter: painter, writer: try MP4Writer(path: path, stream: source.info, options: rendering.encoder))
-        }
-        let stream = StreamRecord(run: run, duration: duration)
-        let sinks = try outputs.sinks(progress: progress, video: recorder, stream: stream)
-        let summary = try run.runStoppable(into: sinks)
-        if let readError = summary.damage.readError {
-            throw SightlineError.inputDamaged(path: url, reason: readError + " (\(summary.frames) frames captured)")
+        return LiveInput(source: source, path: url, camera: nil) { _, dropped in
+            "dropped \(dropped)  lost \(source.lostFrames)  reconnections \(source.reconnections)"
         }
     }
 }

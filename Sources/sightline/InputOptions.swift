@@ -16,12 +16,15 @@ struct InputOptions: ParsableArguments {
         if let decoderThreads, !(0...64).contains(decoderThreads) { throw ValidationError("--decoder-threads must be between 0 and 64, not \(decoderThreads).") }
     }
 
+    /// --decoder-threads, or the command's default when it is not given.
+    func decoderThreads(default fallback: Int) -> Int { decoderThreads ?? fallback }
+
     /// Opens `path` with these settings (`defaultDecoderThreads` when --decoder-threads is not given).
     func open(_ path: String, stream: Int? = nil, start: Double? = nil, duration: Double? = nil, warmup: Double = 0,
               keepAudio: Bool = false, defaultDecoderThreads: Int = 0) throws -> VideoFileSource {
         try VideoFileSource(path: path, options: SourceOptions(
             streamIndex: stream, start: start, duration: duration, warmup: warmup, allowNetwork: allowNetwork,
-            decoderThreads: decoderThreads ?? defaultDecoderThreads, keepAudio: keepAudio))
+            decoderThreads: decoderThreads(default: defaultDecoderThreads), keepAudio: keepAudio))
     }
 
     /// Opens the video saved records were made from, over the span their run read, and checks

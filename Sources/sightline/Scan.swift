@@ -32,7 +32,6 @@ struct Scan: ParsableCommand {
     @Option(name: .customLong("min-spacing"), help: ArgumentHelp("Without --every: seconds between two key frames sampled at least (an all-intra file, where every frame is a key frame, is sampled this often).", valueName: "SECONDS"))
     var minSpacing: Double = KeyFrameSampling.defaultMinimumSpacing
 
-
     @Option(help: "Index of the video stream to read (default: the best video stream of each file).")
     var stream: Int?
 
@@ -58,7 +57,7 @@ struct Scan: ParsableCommand {
         options.threads = lanes
         options.streamIndex = stream
         options.allowNetwork = decoding.allowNetwork
-        options.decoderThreads = decoding.decoderThreads ?? 0
+        options.decoderThreads = decoding.decoderThreads(default: 0)
         // The detectors are set up before anything is read: what is missing is reported first.
         let scanner = try ArchiveScanner(options)
         VideoFileSource.showLibraryWarnings(decoding.verbose)

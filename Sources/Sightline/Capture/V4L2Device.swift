@@ -297,13 +297,3 @@ final class V4L2Device {
     }
 }
 
-/// A picture size in pixels.
-public struct FrameSize: Hashable, Sendable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-    public var description: String { "\(width)x\(height)" }
-}

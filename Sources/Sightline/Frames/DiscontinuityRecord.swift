@@ -17,16 +17,6 @@ public struct DiscontinuityRecord: Sendable, Equatable {
         }
     }
 
-    /// A frame size (displayed: rotation applied).
-    public struct Size: Sendable, Equatable {
-        public var width: Int
-        public var height: Int
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
-    }
-
     /// A live source lost its stream and opened it again: the wall-clock time without frames, and
     /// the frames the source's frame rate would have given in it (counted in `lost_frames`).
     public struct Reconnect: Sendable, Equatable {
@@ -43,13 +33,13 @@ public struct DiscontinuityRecord: Sendable, Equatable {
     public var pts: Int64
     public var t: Double
     public var clock: ClockJump?
-    /// The size before and from this frame on, when it changed.
-    public var previousSize: Size?
-    public var size: Size?
+    /// The displayed size before and from this frame on, when it changed.
+    public var previousSize: FrameSize?
+    public var size: FrameSize?
     public var reconnect: Reconnect?
 
-    public init(index: Int = 0, pts: Int64 = 0, t: Double = 0, clock: ClockJump? = nil, previousSize: Size? = nil,
-                size: Size? = nil, reconnect: Reconnect? = nil) {
+    public init(index: Int = 0, pts: Int64 = 0, t: Double = 0, clock: ClockJump? = nil, previousSize: FrameSize? = nil,
+                size: FrameSize? = nil, reconnect: Reconnect? = nil) {
         self.index = index
         self.pts = pts
         self.t = t

@@ -29,7 +29,7 @@ public struct FrameRecord: Sendable {
     public var codes: [CodeObservation]
     /// The frame's displayed size, only when it is not the stream record's (a stream that changes
     /// size): boxes are in this frame's own pixels.
-    public var frameSize: DiscontinuityRecord.Size?
+    public var frameSize: FrameSize?
 
     public init(index: Int, pts: Int64, t: Double, faceStatus: AnalyzerStatus, codeStatus: AnalyzerStatus,
                 faces: [FaceObservation], codes: [CodeObservation]) {

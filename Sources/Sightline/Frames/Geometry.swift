@@ -40,6 +40,17 @@ public struct Box: Hashable, Sendable {
     }
 }
 
+/// A picture size in pixels.
+public struct FrameSize: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    public var description: String { "\(width)x\(height)" }
+}
+
 /// Display rotation of a video stream: how many degrees clockwise the coded picture is turned for
 /// display. Maps coded-frame geometry into displayed-frame geometry.
 public struct Rotation: Hashable, Sendable {
@@ -55,6 +66,12 @@ public struct Rotation: Hashable, Sendable {
     }
 
     public var swapsAxes: Bool { degrees == 90 || degrees == 270 }
+
+    /// The displayed frame's size (the coded picture's, turned).
+    public var displaySize: FrameSize {
+        let (w, h) = (Int(codedWidth), Int(codedHeight))
+        return swapsAxes ? FrameSize(width: h, height: w) : FrameSize(width: w, height: h)
+    }
 
     /// The coded-picture point shown at displayed-frame point `p` (inverse of `display`).
     public func coded(_ p: Point) -> Point {

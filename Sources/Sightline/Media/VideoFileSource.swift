@@ -143,7 +143,7 @@ public final class VideoFileSource {
     public var firstArrival: Double? { arrivalAnchor.flatMap { a in firstPTSSeconds.map { a + $0 } } }
     public var latestArrival: Double? { arrivalAnchor.flatMap { a in latestPTSSeconds.map { a + $0 } } }
     /// The displayed size of the last frame decoded: a frame of another size starts a new piece.
-    private var lastSize: DiscontinuityRecord.Size?
+    private var lastSize: FrameSize?
     /// The pts of the last video packet read when it was flagged corrupt (counted once the next
     /// one is seen), and those of such packets forgiven at a join (their frames carry the flag).
     private var corruptPending: [(pts: Int64, packetsLeft: Int)] = []
@@ -592,7 +592,7 @@ public final class VideoFileSource {
         let (width, height) = (Int(decoded.pointee.width), Int(decoded.pointee.height))
         let rotation = width == Int(self.rotation.codedWidth) && height == Int(self.rotation.codedHeight) ? self.rotation
             : Rotation(degrees: self.rotation.degrees, codedWidth: width, codedHeight: height)
-        let size = DiscontinuityRecord.Size(width: rotation.swapsAxes ? height : width, height: rotation.swapsAxes ? width : height)
+        let size = rotation.displaySize
         if let start = startSeconds, seconds < start - 1e-6 {
             decodedSinceSeek += 1
             while let first = pendingJumps.first, pts >= first.startPTS { pendingJumps.removeFirst() }

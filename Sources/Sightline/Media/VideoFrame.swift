@@ -59,8 +59,7 @@ public final class VideoFrame: @unchecked Sendable {
     /// jump (the wall clock's view of the gap, which the stream's own clock cannot give).
     public internal(set) var arrivalGap: Double?
     /// The displayed size of this frame (rotation applied).
-    public var displayWidth: Int { Int(rotation.swapsAxes ? rotation.codedHeight : rotation.codedWidth) }
-    public var displayHeight: Int { Int(rotation.swapsAxes ? rotation.codedWidth : rotation.codedHeight) }
+    public var displaySize: FrameSize { rotation.displaySize }
 
     private var decoded: UnsafeMutablePointer<AVFrame>?
     /// A GRAY8 copy, only for pixel formats whose first plane is not 8-bit luma.

@@ -224,6 +224,11 @@ extension CutRecord {
     }
 }
 
+extension FrameSize {
+    /// [width, height].
+    var json: JSON { .array([.int(Int64(width)), .int(Int64(height))]) }
+}
+
 extension DiscontinuityRecord {
     public var json: JSON {
         var members: [(String, JSON)] = [("type", .string("discontinuity")), ("index", .int(Int64(index))), ("pts", .int(pts)),
@@ -232,34 +237,12 @@ extension DiscontinuityRecord {
             members.append(("clock", .object([("old_pts", .int(clock.oldPTS)), ("new_pts", .int(clock.newPTS)),
                                               ("offset", .int(clock.offset))])))
         }
-        if let size, let previousSize {
-            members.append(("size", .object([("old", .array([.int(Int64(previousSize.width)), .int(Int64(previousSize.height))])),
-                                             ("new", .array([.int(Int64(size.width)), .int(Int64(size.height))]))])))
-        }
+        if let size, let previousSize { members.append(("size", .object([("old", previousSize.json), ("new", size.json)]))) }
         if let reconnect {
             members.append(("reconnect", .object([("seconds", .fixed(reconnect.seconds, digits: 3)),
                                                   ("lost_frames", .int(Int64(reconnect.lostFrames)))])))
         }
         return .object(members)
-    }
-
-    /// A discontinuity record as written (`json` parsed).
-    public init(json o: [String: Any]) throws {
-        func int(_ v: Any?) -> Int64? { (v as? NSNumber)?.int64Value }
-        guard let index = int(o["index"]), let pts = int(o["pts"]), let t = (o["t"] as? NSNumber)?.doubleValue else {
-            throw RecordShapeError("discontinuity record without index, pts or t")
-        }
-        self.init(index: Int(index), pts: pts, t: t)
-        if let c = o["clock"] as? [String: Any], let old = int(c["old_pts"]), let new = int(c["new_pts"]), let offset = int(c["offset"]) {
-            clock = ClockJump(oldPTS: old, newPTS: new, offset: offset)
-        }
-        if let s = o["size"] as? [String: Any], let old = s["old"] as? [NSNumber], let new = s["new"] as? [NSNumber], old.count == 2, new.count == 2 {
-            previousSize = Size(width: old[0].intValue, height: old[1].intValue)
-            size = Size(width: new[0].intValue, height: new[1].intValue)
-        }
-        if let r = o["reconnect"] as? [String: Any], let seconds = (r["seconds"] as? NSNumber)?.doubleValue, let lost = int(r["lost_frames"]) {
-            reconnect = Reconnect(seconds: seconds, lostFrames: Int(lost))
-        }
     }
 }
 

@@ -270,7 +270,7 @@ extension FrameRecord {
                   faces: faces, codes: codes)
         // A frame whose size is not the stream record's says its size.
         if let width = integer(o["width"]), let height = integer(o["height"]), width > 0, height > 0 {
-            frameSize = DiscontinuityRecord.Size(width: width, height: height)
+            frameSize = FrameSize(width: width, height: height)
         }
     }
 }

@@ -102,11 +102,11 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     }
 
     /// The analysis workers for `threads` threads when memory comes first (`oneWorkerPerStream`,
-    /// `anonymize`). A DNN detector on OpenVINO whose whole-frame
-    /// input is so large that workers share a stream (`OpenVINORuntime.requestsPerStream`: 1080p
-    /// at the full size) gets one worker per stream instead, whose inference runs on the stream's
-    /// threads: a second worker on the same stream only waited for it, and held a network input
-    /// (25 MB of floats at 1920x1088), an infer request and its outputs (about 55 MB in all).
+    /// `anonymize`). A DNN detector on OpenVINO whose whole-frame input is so large that workers
+    /// share a stream (`OpenVINORuntime.requestsPerStream`: 1080p at the full size) gets one
+    /// worker per stream instead, whose inference runs on the stream's threads: a second worker on
+    /// the same stream only waited for it, and held a network input (25 MB of floats at
+    /// 1920x1088), an infer request and its outputs (about 55 MB in all).
     /// Not when the workers also read codes (they search the whole frame without the network),
     /// nor for a live source (fewer workers would drop more frames).
     static func workers(threads: Int, faces: FaceDetectorOptions, readsCodes: Bool, policy: BackpressurePolicy,

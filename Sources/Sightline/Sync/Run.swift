@@ -85,12 +85,11 @@ public final class Run: @unchecked Sendable {
         var count = 0
         let result: AnalysisResult
         let info = configuration.source.info
+        let streamSize = FrameSize(width: info.displayWidth, height: info.displayHeight)
         do {
             while var analyzed = try frames.next() {
                 let picture = analyzed.frame
-                if picture.displayWidth != info.displayWidth || picture.displayHeight != info.displayHeight {
-                    analyzed.record.frameSize = DiscontinuityRecord.Size(width: picture.displayWidth, height: picture.displayHeight)
-                }
+                if picture.displaySize != streamSize { analyzed.record.frameSize = picture.displaySize }
                 // A run that starts later compares its first frame with the one before, as the whole run.
                 if let before = analyzed.shotBefore { cutDetector?.prime(before) }
                 // A clock jump or a size change ends every track, as a cut does: no track spans

@@ -45,19 +45,9 @@ struct Anonymize: ParsableCommand {
         """)
     var maskThreshold: Double?
 
-    @OptionGroup(title: "Faces") var detector: DNNDetectorOptions
+    @OptionGroup(title: "Faces") var detector: DNNDetectorOptions<CoverFaces>
 
-    @Option(name: .customLong("face-width"), help: "Width the frame is scaled down to for detection, as far as --min-face allows (with the default 16 it stays full size; 0: full size; see analyze --face-width).")
-    var faceWidth: Int = 640
-
-    @Option(name: .customLong("min-face"), help: "Smallest face to cover, in pixels of the displayed frame. The default, 16, runs the detector on the full-size frame; 40 runs it on a frame scaled so that a 40 px face is 20 px (faster, coarser).")
-    var minFace: Int = AnonymizeOptions.defaultMinFace
-
-    @Option(name: .customLong("detect-every"), help: "Detect faces over the whole frame on every Nth frame; on the frames between, the same network re-detects each known face on a crop around it (a crowd gets the whole frame again: that is cheaper), and a face that appears between two whole-frame detections is covered back to its first frame. 1: the whole frame on every frame.")
-    var detectEvery: Int = 2
-
-    @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
-    var maxGap: Int = 15
+    @OptionGroup(title: "Tracking") var tracks: TrackOptions<CoverFaces>
 
     @Flag(name: .shortAndLong, help: "No progress output on standard error.")
     var quiet = false
@@ -73,29 +63,25 @@ struct Anonymize: ParsableCommand {
         if !(0...300).contains(hold) { throw ValidationError("--hold must be between 0 and 300 frames, not \(hold).") }
         if !(0...300).contains(lookBack) { throw ValidationError("--look-back must be between 0 and 300 frames, not \(lookBack).") }
         if let maskThreshold, !(maskThreshold >= 0 && maskThreshold <= 1) { throw ValidationError("--mask-threshold must be between 0 and 1, not \(maskThreshold).") }
-        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
-        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
-        if !(1...30).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 30 frames, not \(detectEvery).") }
-        if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
     }
 
     func run() throws {
         let workers = performance.workers
         let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
         // The detector, its model and a mask image are checked before the input opens.
-        var faces = try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: maskThreshold, workers: workers, precision: .int8)
-        if maskThreshold == nil { faces.threshold = AnonymizeOptions.defaultMaskThreshold(int8: faces.precision == .int8) }
-        let analysis = Analysis.detect(faces: faces, codes: CodeReaderOptions(backend: .off))
+        var faces = detector.options(threshold: maskThreshold, precision: .int8)
+        if maskThreshold == nil { faces.threshold = AnonymizeOptions.defaultMaskThreshold(int8: faces.precisionInEffect == .int8) }
+        let analysis = Analysis.detect(faces: try faces.resolve(), codes: CodeReaderOptions(backend: .off))
         if let path = style.maskPath { _ = try MaskImage(path: path) }
         VideoFileSource.showLibraryWarnings(decoding.verbose)
         // One decoder thread: each frame thread of libavcodec's holds frames of its own (14 MB at
         // 1080p for its default of three), and decoding is a small part of the run's time.
         let source = try decoding.open(input, keepAudio: true, defaultDecoderThreads: 1)
         var configuration = RunConfiguration(source: source, analysis: analysis)
-        configuration.tracking = TrackerOptions(maxGap: maxGap)
+        configuration.tracking = TrackerOptions(maxGap: tracks.maxGap)
         configuration.threads = workers
         configuration.oneWorkerPerStream = true
-        configuration.schedule = Schedule(detectEvery: detectEvery)
+        configuration.schedule = Schedule(detectEvery: tracks.detectEvery)
         let run = try Run(configuration)
 
         var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: nil, duration: nil))]
@@ -122,6 +108,29 @@ struct Anonymize: ParsableCommand {
             throw SightlineError.inputDamaged(path: input, reason: "\(summary.damage) (\(summary.frames) frames anonymized)")
         }
     }
+}
+
+/// Faces covered from 16 px (the detector runs on the full-size frame), the whole frame searched
+/// on every second frame.
+enum CoverFaces: FaceSizeDefaults, TrackDefaults {
+    static let minFace = AnonymizeOptions.defaultMinFace
+    static let minFaceHelp = """
+        Smallest face to cover, in pixels of the displayed frame. The default, 16, runs the \
+        detector on the full-size frame; 40 runs it on a frame scaled so that a 40 px face is 20 px \
+        (faster, coarser).
+        """
+    static let faceWidth = 640
+    static let faceWidthHelp = """
+        Width the frame is scaled down to for detection, as far as --min-face allows (with the \
+        default 16 it stays full size; 0: full size; see analyze --face-width).
+        """
+    static let detectEvery = 2
+    static let detectEveryHelp = """
+        Detect faces over the whole frame on every Nth frame; on the frames between, the same \
+        network re-detects each known face on a crop around it (a crowd gets the whole frame again: \
+        that is cheaper), and a face that appears between two whole-frame detections is covered \
+        back to its first frame. 1: the whole frame on every frame.
+        """
 }
 
 extension AnonymizeStyle: ExpressibleByArgument {

@@ -3,9 +3,9 @@ import Foundation
 import Sightline
 
 /// Which DNN face detector runs and on what: shared by the commands that only take the DNN
-/// backends (`anonymize`, `leaks`). Each command keeps its own input size, smallest face and
-/// threshold, whose defaults differ by purpose.
-struct DNNDetectorOptions: ParsableArguments {
+/// backends (`anonymize`, `leaks`), each with its own `--min-face` and `--face-width` defaults
+/// (`Size`); each keeps its own threshold option, whose meaning differs by purpose.
+struct DNNDetectorOptions<Size: FaceSizeDefaults>: ParsableArguments {
     @Option(help: "Face detector: centerface, yunet, ultraface or ultraface-640 (see analyze --faces).")
     var faces: FaceBackend = .centerface
 
@@ -21,21 +21,21 @@ struct DNNDetectorOptions: ParsableArguments {
         """)
     var dnnPrecision: DNNPrecision?
 
+    @OptionGroup var size: FaceSizeOptions<Size>
+
     func validate() throws {
         if faces.model == nil { throw ValidationError("--faces must be a DNN detector (centerface, yunet, ultraface, ultraface-640), not \(faces.rawValue).") }
         try dnnPrecision?.validate(faces: faces, runtime: dnnRuntime)
     }
 
-    /// The detector settings, resolved (model found and checked, runtime loaded, the precision
-    /// in effect set); `precision` is the command's default for --dnn-precision.
-    func resolved(minFace: Int, detectWidth: Int, threshold: Double?, workers: Int, precision: DNNPrecision) throws -> FaceDetectorOptions {
-        var detector = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: detectWidth)
+    /// The detector settings; `precision` is the command's default for --dnn-precision.
+    func options(threshold: Double?, precision: DNNPrecision) -> FaceDetectorOptions {
+        var detector = FaceDetectorOptions(backend: faces, minFace: size.minFace, detectWidth: size.faceWidth)
         detector.modelPath = faceModel
         detector.runtime = dnnRuntime
         detector.precision = dnnPrecision ?? precision
         detector.threshold = threshold
-        detector.workers = workers
-        return try detector.resolvingModel()
+        return detector
     }
 }
 

@@ -37,18 +37,7 @@ struct FaceOptions: ParsableArguments {
     @Flag(name: .customLong("face-gray"), help: "DNN backends: give the model the luma plane in all three channels instead of colour.")
     var faceGray = false
 
-    @Option(name: .customLong("min-face"), help: "Smallest face to find, in pixels of the displayed frame.")
-    var minFace: Int = 40
-
-    @Option(name: .customLong("face-width"), help: """
-        Width the frame is scaled down to for face detection (0: full size). The cascade cannot \
-        see faces smaller than its window (20 px for haar-alt2, 24 for haar, 45 for lbp) in the \
-        scaled image: with 640, that is 40 px at 720p and 60 px at 1080p for haar-alt2. yunet uses \
-        it too; centerface too, but never so small that a --min-face face is under 20 px in it \
-        (1080p: 960 px for 40 px faces), each side rounded to a multiple of 32; ultraface scales \
-        the frame to its fixed input (320x240 or 640x480) instead.
-        """)
-    var faceWidth: Int = 640
+    @OptionGroup var size: FaceSizeOptions<FindFaces>
 
     @Option(name: .customLong("face-step"), help: "Scale step between the face detector's pyramid levels (larger: faster, coarser).")
     var faceStep: Double = 1.1
@@ -60,8 +49,6 @@ struct FaceOptions: ParsableArguments {
     var faceAttributes: Switch = .off
 
     func validate() throws {
-        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
-        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(faceStep > 1.0 && faceStep <= 2.0) { throw ValidationError("--face-step must be more than 1 and at most 2, not \(faceStep).") }
         if let faceThreshold, !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
         if faces.model == nil {
@@ -71,8 +58,8 @@ struct FaceOptions: ParsableArguments {
         try dnnPrecision.validate(faces: faces, runtime: dnnRuntime)
     }
 
-    func faceDetectorOptions(workers: Int) throws -> FaceDetectorOptions {
-        var options = FaceDetectorOptions(backend: faces, minFace: minFace, detectWidth: faceWidth)
+    func faceDetectorOptions() -> FaceDetectorOptions {
+        var options = FaceDetectorOptions(backend: faces, minFace: size.minFace, detectWidth: size.faceWidth)
         options.scaleFactor = faceStep
         options.attributes = faceAttributes == .on
         options.threshold = faceThreshold
@@ -80,7 +67,6 @@ struct FaceOptions: ParsableArguments {
         options.color = !faceGray
         options.runtime = dnnRuntime
         options.precision = dnnPrecision
-        options.workers = workers
         return options
     }
 
@@ -147,13 +133,13 @@ struct DetectorOptions: ParsableArguments {
     @OptionGroup(title: "Codes") var code: CodeOptions
 
     var faces: FaceBackend { face.faces }
-    func faceDetectorOptions(workers: Int) throws -> FaceDetectorOptions { try face.faceDetectorOptions(workers: workers) }
+    func faceDetectorOptions() -> FaceDetectorOptions { face.faceDetectorOptions() }
     func codeReaderOptions() throws -> CodeReaderOptions { try code.codeReaderOptions() }
 
-    /// The detectors of a run with `workers` analysis threads, with a DNN model looked up (and
-    /// hashed) and its runtime loaded: what is missing is reported before any input is opened.
-    func analysis(workers: Int = 1) throws -> Analysis {
-        .detect(faces: try faceDetectorOptions(workers: workers).resolvingModel(), codes: try codeReaderOptions())
+    /// The detectors of a run, the face detector resolved (a DNN model looked up and hashed, its
+    /// runtime loaded): what is missing is reported before any input is opened.
+    func analysis() throws -> Analysis {
+        .detect(faces: try faceDetectorOptions().resolve(), codes: try codeReaderOptions())
     }
 }
 
@@ -176,13 +162,13 @@ struct DetectionOptions: ParsableArguments {
         }
     }
 
-    func analysis() throws -> Analysis { try detectors.analysis(workers: performance.workers) }
+    func analysis() throws -> Analysis { try detectors.analysis() }
 
     /// A run of these detectors over `source`, with tracking.
     func configuration(source: FrameSource, analysis: Analysis) -> RunConfiguration {
         var configuration = RunConfiguration(source: source, analysis: analysis)
-        configuration.schedule = Schedule(detectEvery: tracking.detectEvery, codeFullEvery: tracking.codeFullEvery)
-        configuration.tracking = TrackerOptions(maxGap: tracking.maxGap, codeConfirmation: CodeConfirmation(reads: tracking.codeConfirmReads, window: tracking.codeConfirmWindow))
+        configuration.schedule = Schedule(detectEvery: tracking.tracks.detectEvery, codeFullEvery: tracking.codeFullEvery)
+        configuration.tracking = TrackerOptions(maxGap: tracking.tracks.maxGap, codeConfirmation: CodeConfirmation(reads: tracking.codeConfirmReads, window: tracking.codeConfirmWindow))
         configuration.threads = performance.workers
         configuration.identities = identity.options(runtime: detectors.face.dnnRuntime)
         configuration.cuts = cut.options
@@ -190,16 +176,10 @@ struct DetectionOptions: ParsableArguments {
     }
 }
 
-/// Which frames get the full-frame detectors, and how long a track lives.
+/// Which frames get the full-frame detectors, and how long a track lives: shared by `analyze`
+/// and `capture`.
 struct TrackingOptions: ParsableArguments {
-    @Option(name: .customLong("detect-every"), help: """
-        Run the full-frame detectors on every Nth frame only; in between, known faces and codes \
-        are searched for around their predicted place (new objects appear within N frames).
-        """)
-    var detectEvery: Int = 1
-
-    @Option(name: .customLong("max-gap"), help: "Frames a track may go unseen before it ends.")
-    var maxGap: Int = 15
+    @OptionGroup var tracks: TrackOptions<FindFaces>
 
     @Option(name: .customLong("code-full-every"), help: """
         The whole-frame code search on every Nth frame of the stream; on the frames between, every \
@@ -218,8 +198,6 @@ struct TrackingOptions: ParsableArguments {
     var codeConfirmWindow: Int = CodeConfirmation().window
 
     func validate() throws {
-        if !(1...1000).contains(detectEvery) { throw ValidationError("--detect-every must be between 1 and 1000, not \(detectEvery).") }
-        if !(0...100_000).contains(maxGap) { throw ValidationError("--max-gap must be between 0 and 100000 frames, not \(maxGap).") }
         if !(1...1000).contains(codeFullEvery) { throw ValidationError("--code-full-every must be between 1 and 1000, not \(codeFullEvery).") }
         if !(1...100).contains(codeConfirmWindow) { throw ValidationError("--code-confirm-window must be between 1 and 100 frames, not \(codeConfirmWindow).") }
         if !(1...codeConfirmWindow).contains(codeConfirmReads) {

@@ -33,16 +33,10 @@ struct Leaks: ParsableCommand {
     var checks: String = LeakCheck.allCases.map(\.rawValue).joined(separator: ",")
 
     /// The detector check's network: its faces of the original are also the identity check's.
-    @OptionGroup(title: "Faces") var detector: DNNDetectorOptions
-
-    @Option(name: .customLong("face-width"), help: "Width the frames are scaled to for the detector check (0: full size).")
-    var faceWidth: Int = 0
+    @OptionGroup(title: "Faces") var detector: DNNDetectorOptions<AuditFaces>
 
     @Option(name: .customLong("face-threshold"), help: "Smallest detector confidence (0..1) that counts as a face in the detector check.")
     var faceThreshold: Double = 0.3
-
-    @Option(name: .customLong("min-face"), help: "Smallest face both detector checks look for, in pixels of the displayed frame.")
-    var minFace: Int = 16
 
     @Option(name: .customLong("min-overlap"), help: "Overlap (intersection over union, 0..1) from which a detection in the anonymized frame is the original's face.")
     var minOverlap: Double = LeakAudit.defaultMinOverlap
@@ -73,9 +67,7 @@ struct Leaks: ParsableCommand {
         if names.isEmpty || names.contains(where: { LeakCheck(rawValue: $0) == nil }) {
             throw ValidationError("--checks must list one or more of \(LeakCheck.allCases.map(\.rawValue).joined(separator: ", ")), not \(checks).")
         }
-        if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
         if !(faceThreshold >= 0 && faceThreshold <= 1) { throw ValidationError("--face-threshold must be between 0 and 1, not \(faceThreshold).") }
-        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
         if !(minOverlap > 0 && minOverlap <= 1) { throw ValidationError("--min-overlap must be more than 0 and at most 1, not \(minOverlap).") }
         if selected.contains(.secondDetector) {
             if secondFaces.model == nil { throw ValidationError("--second-faces must be a DNN detector (yunet, ultraface-640, ultraface, centerface), not \(secondFaces.rawValue).") }
@@ -92,8 +84,8 @@ struct Leaks: ParsableCommand {
     func run() throws {
         let workers = performance.workers
         var options = LeakAuditOptions(
-            faces: try detector.resolved(minFace: minFace, detectWidth: faceWidth, threshold: faceThreshold, workers: workers, precision: .f32),
-            secondFaces: selected.contains(.secondDetector) ? try secondDetector(workers: workers) : nil)
+            faces: try detector.options(threshold: faceThreshold, precision: .f32).resolve(),
+            secondFaces: selected.contains(.secondDetector) ? try secondDetector() : nil)
         options.checks = selected
         options.minOverlap = minOverlap
         options.identityThreshold = identityThreshold
@@ -119,12 +111,11 @@ struct Leaks: ParsableCommand {
     /// The second detector on the full-size frame, in f32, resolved. A model that is not
     /// installed (YuNet and UltraFace are fetched, not installed by Scripts/install-deps.sh) fails
     /// with how to get it or leave the check out.
-    private func secondDetector(workers: Int) throws -> FaceDetectorOptions {
-        var options = FaceDetectorOptions(backend: secondFaces, minFace: minFace, detectWidth: 0)
+    private func secondDetector() throws -> ResolvedFaceDetector {
+        var options = FaceDetectorOptions(backend: secondFaces, minFace: detector.size.minFace, detectWidth: 0)
         options.runtime = detector.dnnRuntime
         options.precision = .f32
         options.threshold = secondThreshold
-        options.workers = workers
         let store = ModelStore()
         if let model = secondFaces.model, store.installedPath(model) == nil {
             let rest = LeakCheck.allCases.filter { $0 != .secondDetector && selected.contains($0) }.map(\.rawValue).joined(separator: ",")
@@ -133,7 +124,7 @@ struct Leaks: ParsableCommand {
                 reason: "the second detector's model \(model.file) is not installed (looked in \(store.searchDirectories.joined(separator: ", "))); "
                     + "fetch it with `sightline models fetch \(model.name)`, or leave this check out with --checks \(rest.isEmpty ? "detector,identity" : rest)")
         }
-        return try options.resolvingModel(store: store)
+        return try options.resolve(store: store)
     }
 
     /// Each leak, a line per check, and the total.
@@ -157,4 +148,12 @@ struct Leaks: ParsableCommand {
         lines.append("\(report.leaks.count) leaked faces in \(report.leakedFrames) of \(report.frames) frames")
         return lines
     }
+}
+
+/// The audit looks at the full-size frame, for faces from 16 px.
+enum AuditFaces: FaceSizeDefaults {
+    static let minFace = 16
+    static let minFaceHelp = "Smallest face both detector checks look for, in pixels of the displayed frame."
+    static let faceWidth = 0
+    static let faceWidthHelp = "Width the frames are scaled to for the detector check (0: full size)."
 }

@@ -53,7 +53,7 @@ struct Scan: ParsableCommand {
     func run() throws {
         let lanes = performance.workers
         var options = ScanOptions(sampling: KeyFrameSampling(every: every, minimumSpacing: minSpacing),
-                                  faces: try detectors.faceDetectorOptions(workers: lanes), codes: try detectors.codeReaderOptions())
+                                  faces: detectors.faceDetectorOptions(), codes: try detectors.codeReaderOptions())
         options.threads = lanes
         options.streamIndex = stream
         options.allowNetwork = decoding.allowNetwork

@@ -284,7 +284,7 @@ final class DNNFaceTests: XCTestCase {
     private func detector(_ backend: FaceBackend) throws -> DNNFaceDetector {
         var options = FaceDetectorOptions(backend: backend, minFace: 24)   // these faces are 37–91 px
         options.modelPath = try Fixtures.sharedModelOrSkip(try XCTUnwrap(backend.model))
-        return try DNNFaceDetector(options: options.resolvingModel())
+        return try DNNFaceDetector(options.resolve())
     }
 
     /// Pairs each truth face with the detection of the highest IoU (at least `minIoU`).

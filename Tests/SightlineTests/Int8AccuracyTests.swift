@@ -30,9 +30,9 @@ final class Int8AccuracyTests: XCTestCase {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
         var options = FaceDetectorOptions(backend: .centerface, minFace: minFace, detectWidth: width)
         options.precision = precision
-        let resolved = try options.resolvingModel()
+        let resolved = try options.resolve()
         XCTAssertEqual(resolved.precision, precision)
-        return try DNNFaceDetector(options: resolved)
+        return try DNNFaceDetector(resolved)
     }
 
     /// Both networks on every `stride`-th frame of `video`, matched to `truth` at `truthIoU`
@@ -119,7 +119,7 @@ final class Int8AccuracyTests: XCTestCase {
         var options = FaceDetectorOptions(backend: .centerface)
         options.runtime = .opencv
         options.modelPath = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
-        let resolved = try options.resolvingModel()
+        let resolved = try options.resolve()
         XCTAssertEqual(resolved.precision, .f32)
         XCTAssertEqual(resolved.model?.path, options.modelPath)
     }

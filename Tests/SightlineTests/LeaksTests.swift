@@ -26,7 +26,7 @@ final class LeaksTests: XCTestCase {
         var faces = FaceDetectorOptions(backend: .centerface, minFace: 16, detectWidth: 0)
         faces.precision = .f32
         faces.threshold = 0.3
-        var options = LeakAuditOptions(faces: try faces.resolvingModel(), secondFaces: nil)
+        var options = LeakAuditOptions(faces: try faces.resolve(), secondFaces: nil)
         options.checks = [.identity]
         options.threads = 2
         return try LeakAudit.run(original: original, anonymized: anonymized, options: options) { try VideoFileSource(path: $0) }

@@ -57,8 +57,7 @@ final class RunHarnessTests: XCTestCase {
     }
 
     func run(threads: Int) throws -> CollectingSink {
-        var configuration = RunConfiguration(source: scene(), analysis: .detect(faces: FaceDetectorOptions(backend: .off),
-                                                                               codes: CodeReaderOptions(backend: .zxing)))
+        var configuration = RunConfiguration(source: scene(), analysis: .detect(faces: .off, codes: CodeReaderOptions(backend: .zxing)))
         configuration.schedule = Schedule(detectEvery: 1, codeFullEvery: 15)
         configuration.threads = threads
         configuration.cuts = nil

@@ -65,10 +65,10 @@ public struct LeakReport: Sendable {
 public struct LeakAuditOptions: Sendable {
     public var checks: Set<LeakCheck> = Set(LeakCheck.allCases)
     /// The detector check's network; its faces of the original are also the faces the identity
-    /// check compares (so it must give landmarks for that: CenterFace or YuNet). Resolved.
-    public var faces: FaceDetectorOptions
-    /// The second detector check's network (other weights than `faces`). Resolved.
-    public var secondFaces: FaceDetectorOptions?
+    /// check compares (so it must give landmarks for that: CenterFace or YuNet).
+    public var faces: ResolvedFaceDetector
+    /// The second detector check's network (other weights than `faces`).
+    public var secondFaces: ResolvedFaceDetector?
     /// Overlap (IoU) from which a detection in the anonymized frame is the original's face.
     public var minOverlap = LeakAudit.defaultMinOverlap
     /// Cosine similarity from which the anonymized region is the original's person.
@@ -77,7 +77,7 @@ public struct LeakAuditOptions: Sendable {
     public var identityModel: String?
     public var threads = 1
 
-    public init(faces: FaceDetectorOptions, secondFaces: FaceDetectorOptions?) {
+    public init(faces: ResolvedFaceDetector, secondFaces: ResolvedFaceDetector?) {
         self.faces = faces
         self.secondFaces = secondFaces
     }
@@ -117,7 +117,7 @@ public enum LeakAudit {
         }
         let identity = options.checks.contains(.identity)
             ? try IdentityLeakCheck(anonymized: source("anonymized"), threshold: options.identityThreshold, model: options.identityModel,
-                                    runtime: options.faces.runtime, lanes: options.threads)
+                                    runtime: options.faces.options.runtime, lanes: options.threads)
             : nil
         var report = LeakReport()
         if options.checks.contains(.detector) || identity != nil {
@@ -153,7 +153,7 @@ public enum LeakAudit {
 
     /// The faces of every frame of `source`, by stream position, one detection per frame (no
     /// tracking). `also`: more sinks for the same frames.
-    public static func faces(in source: FrameSource, detector: FaceDetectorOptions, threads: Int,
+    public static func faces(in source: FrameSource, detector: ResolvedFaceDetector, threads: Int,
                              also: [FrameSink] = []) throws -> [(t: Double, faces: [FaceObservation])] {
         var configuration = RunConfiguration(source: source, analysis: .detect(faces: detector, codes: CodeReaderOptions(backend: .off)))
         // Frames on their own: no tracks, so no shot cuts to end them at.
@@ -170,7 +170,7 @@ public enum LeakAudit {
 
     /// The detector check: leaks between the faces of the same frames of the original and the
     /// anonymized video.
-    public static func compare(_ check: LeakCheck = .detector, detector: FaceDetectorOptions,
+    public static func compare(_ check: LeakCheck = .detector, detector: ResolvedFaceDetector,
                                original: [(t: Double, faces: [FaceObservation])], anonymized: [(t: Double, faces: [FaceObservation])],
                                minOverlap: Double = defaultMinOverlap) -> LeakCheckReport {
         var report = LeakCheckReport(check: check, detector: detector.backend, threshold: detector.effectiveThreshold)

@@ -43,17 +43,8 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var color = true
     /// DNN backends: the library that runs the model.
     public var runtime: DNNRuntime = .openvino
-    /// The arithmetic the network is computed in. `resolvingModel()` sets the one in effect:
-    /// int8 becomes f32 where there is no INT8 network (another backend, `--face-model`, OpenCV).
+    /// The arithmetic asked for; `precisionInEffect` is the one the network runs in.
     public var precision: DNNPrecision = .int8
-    /// DNN backends: analysis workers sharing one compiled model (OpenVINO: a stream per worker,
-    /// or for every two workers on large inputs, `OpenVINORuntime.requestsPerStream`).
-    public var workers = 1
-    /// DNN backends: the model file of this run, set by `resolvingModel()`.
-    public internal(set) var model: ModelFile?
-    /// DNN backends: the runtime's name and version ("openvino 2026.4.1-…"), set by
-    /// `resolvingModel()` once the runtime is loaded.
-    public internal(set) var runtimeVersion: String?
 
     public init(backend: FaceBackend = .centerface, minFace: Int = 40, detectWidth: Int = 640) {
         self.backend = backend
@@ -79,14 +70,18 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     /// other file was given.
     var runsInt8Variant: Bool { precision == .int8 && modelPath == nil && runtime == .openvino && backend.model?.int8Variant != nil }
 
-    /// These options with the DNN model file found (see `ModelStore`) and its sha256, and the
-    /// runtime loaded; unchanged for the cascades, or when the model was already resolved.
-    public func resolvingModel(store: ModelStore = ModelStore()) throws -> FaceDetectorOptions {
-        guard let known = backend.model, model == nil else { return self }
-        var resolved = self
-        let int8 = runsInt8Variant ? known.int8Variant : nil
-        if precision == .int8 && int8 == nil { resolved.precision = .f32 }
-        resolved.model = try store.resolve(int8 ?? known, override: modelPath)
+    /// The arithmetic the network runs in: int8 becomes f32 where there is no INT8 network
+    /// (another backend, `--face-model`, OpenCV).
+    public var precisionInEffect: DNNPrecision { precision == .int8 && !runsInt8Variant ? .f32 : precision }
+
+    /// The detector these options ask for, made ready to build: the DNN model file found (see
+    /// `ModelStore`) and hashed, and the runtime loaded. Every worker's detector is built from the
+    /// one value this returns, so the lookup, the hash and the runtime's setup happen once.
+    public func resolve(store: ModelStore = ModelStore()) throws -> ResolvedFaceDetector {
+        guard let known = backend.model else {
+            return ResolvedFaceDetector(options: self, model: nil, runtimeVersion: nil, cascadePath: try cascadePath())
+        }
+        let model = try store.resolve(runsInt8Variant ? known.int8Variant ?? known : known, override: modelPath)
         if runtime == .openvino {
             do {
                 _ = try OpenVINORuntime.loaded()
@@ -94,8 +89,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
                 throw SightlineError.detectorUnavailable(name: backend.rawValue, reason: setupAdvice(error))
             }
         }
-        resolved.runtimeVersion = inferenceRuntimeVersion(runtime)
-        return resolved
+        return ResolvedFaceDetector(options: self, model: model, runtimeVersion: inferenceRuntimeVersion(runtime), cascadePath: nil)
     }
 
     /// A setup failure with what to do about it, on one line.
@@ -144,12 +138,13 @@ extension FaceDetecting {
     func prepare(width: Int, height: Int) {}
 }
 
-/// Makes the detector the options ask for, or nil when faces are off.
-func makeFaceDetector(_ options: FaceDetectorOptions) throws -> FaceDetecting? {
-    if options.backend.model != nil {
-        return try DNNFaceDetector(options: options.resolvingModel())
+/// One worker's detector, or nil when faces are off. `workers`: the detectors that share the
+/// compiled network (a run's analysis threads).
+func makeFaceDetector(_ detector: ResolvedFaceDetector, workers: Int) throws -> FaceDetecting? {
+    if detector.model != nil {
+        return try DNNFaceDetector(detector, workers: workers)
     }
-    return try options.cascadePath().map { try CascadeFaceDetector(options: options, path: $0) }
+    return try detector.cascadePath.map { try CascadeFaceDetector(options: detector.options, path: $0) }
 }
 
 /// An OpenCV cascade face detector. Not thread-safe: one instance per worker.
@@ -209,18 +204,18 @@ public final class DNNFaceDetector: FaceDetecting {
     private let session: InferenceSession
     private let input: NetworkInput
 
-    /// `options.model` must be resolved (`resolvingModel()`). A file not checked against the
-    /// registry (`--face-model`) is checked now (its inputs and outputs), so a wrong file fails
-    /// before the run starts.
-    public init(options: FaceDetectorOptions) throws {
-        guard let known = options.backend.model, let file = options.model else {
-            throw SightlineError.internal("DNNFaceDetector needs a DNN backend with a resolved model file")
+    /// `workers`: the detectors that share the compiled network (a run's analysis threads). A
+    /// file not checked against the registry (`--face-model`) is checked now (its inputs and
+    /// outputs), so a wrong file fails before the run starts.
+    public init(_ detector: ResolvedFaceDetector, workers: Int = 1) throws {
+        guard let known = detector.backend.model, let file = detector.model else {
+            throw SightlineError.internal("DNNFaceDetector needs a DNN backend, not \(detector.backend.rawValue)")
         }
-        self.options = options
+        options = detector.options
         kind = known.kind
         do {
             session = try makeInferenceSession(runtime: options.runtime, modelPath: file.path, outputs: known.kind.outputs,
-                                               workers: options.workers, precision: options.precision,
+                                               workers: workers, precision: detector.precision,
                                                knownSHA256: file.verified ? file.sha256 : nil)
             input = try NetworkInput()
         } catch let error as InferenceError {

@@ -11,9 +11,10 @@ public final class FrameAnalyzer: @unchecked Sendable {
     /// Errors met on the frames this analyzer saw, by message.
     public private(set) var errors: [String] = []
 
-    public init(faces: FaceDetectorOptions, codes: CodeReaderOptions) throws {
-        faceDetector = try makeFaceDetector(faces)
-        attributeReader = faceDetector != nil && faces.attributes ? try FaceAttributeReader() : nil
+    /// `workers`: the analyzers that share the compiled network (a run's analysis threads).
+    public init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, workers: Int = 1) throws {
+        faceDetector = try makeFaceDetector(faces, workers: workers)
+        attributeReader = faceDetector != nil && faces.options.attributes ? try FaceAttributeReader() : nil
         codeReader = try makeCodeReader(codes)
     }
 

@@ -56,38 +56,39 @@ extension CodeObservation {
 
 private func rational(_ r: (num: Int, den: Int)) -> JSON { .array([.int(Int64(r.num)), .int(Int64(r.den))]) }
 
-extension FaceDetectorOptions {
+extension ResolvedFaceDetector {
     /// The face detector's settings as the `stream` and `scan` records give them; the network
     /// input only for a known frame size.
     func recordJSON(frameSize: (width: Int, height: Int)?) -> JSON {
+        let options = self.options
         var members: [(String, JSON)] = [("backend", .string(backend.rawValue))]
         if let known = backend.model {
-            members += [("runtime", .string(runtimeVersion ?? runtime.rawValue))]
+            members += [("runtime", .string(runtimeVersion ?? options.runtime.rawValue))]
             // The precision in effect (records written before it was a member meant f32).
             members.append(("precision", .string(precision.rawValue)))
             members += [
-                        ("model", .string(model?.path ?? modelPath ?? known.file)),
+                        ("model", .string(model?.path ?? known.file)),
                         ("sha256", model.map { .string($0.sha256) } ?? .null),
                         ("verified", .bool(model?.verified ?? false)),
                         ("threshold", .fixed(effectiveThreshold, digits: Precision.score)),
-                        ("nms_iou", .fixed(nmsIoU, digits: 2)),
-                        ("min_face", .int(Int64(minFace)))]
+                        ("nms_iou", .fixed(options.nmsIoU, digits: 2)),
+                        ("min_face", .int(Int64(options.minFace)))]
             if known.kind.fixedInput == nil {
-                members.append(("detect_width", .int(Int64(detectWidth))))
+                members.append(("detect_width", .int(Int64(options.detectWidth))))
             }
             // The network input for this stream's frames (width, height).
             if let frameSize, let input = networkInputSize(width: frameSize.width, height: frameSize.height) {
                 members.append(("input_size", .array([.int(Int64(input.width)), .int(Int64(input.height))])))
             }
-            members.append(("color", .bool(color)))
+            members.append(("color", .bool(options.color)))
         } else if backend != .off {
             members += [("cascade", .string(backend.cascadeFile.map { ($0 as NSString).lastPathComponent } ?? "")),
-                        ("min_face", .int(Int64(minFace))),
-                        ("detect_width", .int(Int64(detectWidth))),
-                        ("scale_factor", .fixed(scaleFactor, digits: 2)),
-                        ("min_neighbors", .int(Int64(minNeighbors)))]
+                        ("min_face", .int(Int64(options.minFace))),
+                        ("detect_width", .int(Int64(options.detectWidth))),
+                        ("scale_factor", .fixed(options.scaleFactor, digits: 2)),
+                        ("min_neighbors", .int(Int64(options.minNeighbors)))]
         }
-        if backend != .off { members.append(("attributes", .bool(attributes))) }
+        if backend != .off { members.append(("attributes", .bool(options.attributes))) }
         return .object(members)
     }
 }

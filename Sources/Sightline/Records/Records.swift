@@ -13,7 +13,7 @@ public let firstSchemaOnFileTimeline = 2
 public struct StreamRecord: Sendable {
     public var tool: String
     public var stream: VideoStreamInfo
-    public var faces: FaceDetectorOptions
+    public var faces: ResolvedFaceDetector
     public var codes: CodeReaderOptions
     public var schedule: Schedule
     public var tracking: TrackingConfiguration
@@ -34,7 +34,7 @@ public struct StreamRecord: Sendable {
     public init(run: Run, start: Double? = nil, duration: Double? = nil, warmup: Double? = nil) {
         tool = "sightline \(sightlineVersion)"
         stream = run.configuration.source.info
-        faces = run.faces ?? FaceDetectorOptions(backend: .off)
+        faces = run.faces ?? .off
         codes = run.codes ?? CodeReaderOptions(backend: .off)
         schedule = run.configuration.schedule
         tracking = run.tracking ?? TrackingConfiguration(maxGap: 0, detectEvery: schedule.detectEvery)

@@ -9,15 +9,16 @@ import SightlineFrames
 /// `ScanOptions.threads` threads, each with detectors of its own, and written in presentation
 /// order, so the index is the same bytes for any thread count.
 public final class ArchiveScanner: Sendable {
-    /// The options, with the face model resolved (found and hashed once, for every worker).
     public let options: ScanOptions
+    /// The face detector, resolved once for every worker.
+    public let faces: ResolvedFaceDetector
 
-    /// Resolves the face model: a detector that cannot be set up fails before anything is read.
+    /// Resolves the face detector: one that cannot be set up fails before anything is read.
     public init(_ options: ScanOptions) throws {
-        var resolved = options
-        resolved.faces = try options.faces.resolvingModel()
-        resolved.threads = max(1, options.threads)
-        self.options = resolved
+        var options = options
+        options.threads = max(1, options.threads)
+        self.options = options
+        faces = try options.faces.resolve()
     }
 
     /// The index's first line: how it sampled.
@@ -35,12 +36,12 @@ public final class ArchiveScanner: Sendable {
     @discardableResult
     public func scan(_ files: [String], into index: JSONLinesWriter,
                      scanned: (ScannedFile, _ done: Int) -> Void = { _, _ in }) throws -> ScanSummary {
-        let analyzers = try (0..<options.threads).map { _ in try FrameAnalyzer(faces: options.faces, codes: options.codes) }
+        let analyzers = try (0..<options.threads).map { _ in try FrameAnalyzer(faces: faces, codes: options.codes, workers: options.threads) }
         try index.write(header(files: files.count))
         var summary = ScanSummary()
         for (i, path) in files.enumerated() {
             let file = scanFile(path, analyzers: analyzers)
-            for line in file.records(faces: options.faces, codes: options.codes) { try index.write(line) }
+            for line in file.records(faces: faces, codes: options.codes) { try index.write(line) }
             summary.add(file)
             scanned(file, i + 1)
         }

@@ -37,7 +37,7 @@ public struct ScannedFile: Sendable {
 
     /// The file's lines in the index: its stream facts and the detectors' settings for its
     /// frames, the sampled frames, the spans, its totals.
-    func records(faces: FaceDetectorOptions, codes: CodeReaderOptions) -> [JSON] {
+    func records(faces: ResolvedFaceDetector, codes: CodeReaderOptions) -> [JSON] {
         var lines: [JSON] = []
         if let s = info {
             lines.append(.object([

@@ -69,8 +69,8 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     private let delivered = Atomic(0)
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
-    /// any output is written. `faces` must be resolved (`resolvingModel`).
-    init(source: FrameSource, faces: FaceDetectorOptions, codes: CodeReaderOptions, threads: Int,
+    /// any output is written.
+    init(source: FrameSource, faces: ResolvedFaceDetector, codes: CodeReaderOptions, threads: Int,
          schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false) throws {
         self.source = source
         self.shotImages = shotImages
@@ -82,7 +82,7 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
             : max(1, threads)
         // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
-        analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes) }
+        analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes, workers: max(1, threads)) }
         // Frames waiting for a worker, and frames read but not yet handed out.
         let queued: Int
         switch policy {
@@ -109,10 +109,10 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     /// 1920x1088), an infer request and its outputs (about 55 MB in all).
     /// Not when the workers also read codes (they search the whole frame without the network),
     /// nor for a live source (fewer workers would drop more frames).
-    static func workers(threads: Int, faces: FaceDetectorOptions, readsCodes: Bool, policy: BackpressurePolicy,
+    static func workers(threads: Int, faces: ResolvedFaceDetector, readsCodes: Bool, policy: BackpressurePolicy,
                         width: Int, height: Int) -> Int {
         let workers = max(1, threads)
-        guard !readsCodes, case .wait = policy, faces.backend.model != nil, faces.runtime == .openvino,
+        guard !readsCodes, case .wait = policy, faces.model != nil, faces.options.runtime == .openvino,
               let input = faces.networkInputSize(width: width, height: height) else { return workers }
         let perStream = OpenVINORuntime.requestsPerStream(width: input.width, height: input.height)
         return (workers + perStream - 1) / perStream

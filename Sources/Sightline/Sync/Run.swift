@@ -16,7 +16,7 @@ public final class Run: @unchecked Sendable {
     public let configuration: RunConfiguration
     /// Face detection as resolved for this run (the model file found and hashed, the runtime
     /// loaded and its version known): what the stream record reports.
-    public let faces: FaceDetectorOptions?
+    public let faces: ResolvedFaceDetector?
     public let codes: CodeReaderOptions?
     /// The tracking settings, as the stream record reports them (nil without tracking).
     public let tracking: TrackingConfiguration?
@@ -32,9 +32,7 @@ public final class Run: @unchecked Sendable {
     public init(_ configuration: RunConfiguration) throws {
         self.configuration = configuration
         switch configuration.analysis {
-        case let .detect(faceOptions, codeOptions):
-            // A DNN model file is looked up and hashed once, not per worker.
-            let faces = try faceOptions.resolvingModel()
+        case let .detect(faces, codeOptions):
             self.faces = faces
             codes = codeOptions
             frames = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
@@ -55,7 +53,7 @@ public final class Run: @unchecked Sendable {
         // Saved records carry their cuts already (they are not replayed).
         if case .detect = configuration.analysis { cutDetector = configuration.cuts.map(CutDetector.init) } else { cutDetector = nil }
         // Identities need track ids and the five landmarks the DNN detectors give.
-        if let options = configuration.identities, trackingStage != nil, faces?.backend.model != nil {
+        if let options = configuration.identities, trackingStage != nil, faces?.model != nil {
             identityLinker = try IdentityLinker(options: options, lanes: configuration.threads, shard: configuration.warmupEnds != nil)
         } else {
             identityLinker = nil

@@ -13,8 +13,8 @@ public protocol RecordedFrames: AnyObject {
 
 /// What turns frames into records.
 public enum Analysis {
-    /// The detectors, on worker threads.
-    case detect(faces: FaceDetectorOptions, codes: CodeReaderOptions)
+    /// The detectors, on worker threads (the face detector resolved once for all of them).
+    case detect(faces: ResolvedFaceDetector, codes: CodeReaderOptions)
     /// Records saved by an earlier run.
     case replay(RecordedFrames)
 }

@@ -26,14 +26,15 @@ final class RegionSearcher {
     private var codeReaders: [ReaderKey: CodeReader] = [:]
     private let detectEvery: Int
 
-    /// `searchFaces` false: codes only (every frame has its faces detected).
-    init(faces: FaceDetectorOptions, codes: CodeReaderOptions, detectEvery: Int, searchFaces: Bool = true) throws {
-        if faces.backend.model != nil {
-            network = searchFaces ? try DNNFaceDetector(options: faces) : nil
+    /// `searchFaces` false: codes only (every frame has its faces detected). `workers`: the
+    /// detectors that share the compiled network.
+    init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, searchFaces: Bool = true, workers: Int) throws {
+        if faces.model != nil {
+            network = searchFaces ? try DNNFaceDetector(faces, workers: workers) : nil
             faceDetector = nil
         } else {
             network = nil
-            faceDetector = searchFaces ? try faces.cascadePath().map { try CascadeFaceDetector(options: faces, path: $0) } : nil
+            faceDetector = searchFaces ? try faces.cascadePath.map { try CascadeFaceDetector(options: faces.options, path: $0) } : nil
         }
         codeOptions = codes
         self.detectEvery = detectEvery

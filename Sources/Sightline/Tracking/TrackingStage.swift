@@ -44,7 +44,7 @@ public final class TrackingStage {
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
     /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
     /// tracks on the frames between). A record whose code status is `ok` had the full code search.
-    public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: FaceDetectorOptions,
+    public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: ResolvedFaceDetector,
                 codes: CodeReaderOptions) throws {
         tracker = Tracker(options: options)
         self.detectEvery = detectEvery
@@ -52,7 +52,7 @@ public final class TrackingStage {
         let searchFaces = detectEvery > 1
         searchers = searchFaces || codes.backend != .off
             ? try (0..<max(1, lanes)).map { _ in
-                try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery, searchFaces: searchFaces)
+                try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery, searchFaces: searchFaces, workers: max(1, lanes))
             }
             : []
         fullReader = try makeCodeReader(codes)

@@ -42,15 +42,19 @@ let package = Package(
         // The bottom layer, held below every other by the compiler: the values a run produces
         // (geometry, observations, frame, track, cut and summary records, the per-frame plan).
         .target(name: "SightlineFrames", path: "Sources/Sightline/Frames"),
+        // Above it, the one layer that talks to FFmpeg's decoders and V4L2: frame sources (files,
+        // cameras, network streams) and the decoded frame with its planes and scaler.
+        .target(name: "SightlineMedia", dependencies: ["SightlineFrames", "CFFmpeg", "CV4L2", "CVision"],
+                path: "Sources/Sightline", sources: ["Media", "Capture"]),
         .target(name: "Sightline",
-                dependencies: ["SightlineFrames", "CFFmpeg", "CZBar", "CJSONC", "CV4L2", "CCurl", "CZXing", "CZXingText",
+                dependencies: ["SightlineFrames", "SightlineMedia", "CFFmpeg", "CZBar", "CJSONC", "CCurl", "CZXing", "CZXingText",
                                "COpenVINO", "CVision"],
-                exclude: ["Frames"]),
+                exclude: ["Frames", "Media", "Capture"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "sightline"]),
+        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "SightlineMedia", "sightline"]),
     ],
     cxxLanguageStandard: .cxx17
 )

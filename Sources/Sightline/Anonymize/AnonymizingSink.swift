@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// Writes the video with every face covered, masks placed from the tracks (`MaskPlanner`).
 /// Frames are held back `lookBack` frames, so a track found at frame k also covers the frames

@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// The identity check of `leaks`: a sink of the run over the original that reads the anonymized
 /// video in step with it. For every face of the original frame from `LeakAudit.identityMinFace`

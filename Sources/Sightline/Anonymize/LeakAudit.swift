@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// The ways `leaks` looks for a face the anonymized video still shows. Each is reported on its
 /// own, so a publisher sees which one a leak got past.

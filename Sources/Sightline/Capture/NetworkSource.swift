@@ -20,7 +20,7 @@ public struct NetworkOptions: Sendable {
 
     /// The URL schemes `capture` opens, and the protocols FFmpeg may use for them.
     public static let schemes: Set<String> = ["rtsp", "rtsps", "srt", "udp"]
-    static let protocols = "rtsp,rtsps,rtp,srtp,udp,tcp,tls,srt"
+    package static let protocols = "rtsp,rtsps,rtp,srtp,udp,tcp,tls,srt"
 
     public init(url: String, maxFrames: Int? = nil, maxSeconds: Double? = nil) {
         self.url = url

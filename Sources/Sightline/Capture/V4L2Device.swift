@@ -16,15 +16,15 @@ public struct FourCC: Hashable, Sendable, CustomStringConvertible {
 /// as YUYV or MJPEG, into the planar YUV 4:2:0 Sightline asks for). The thin layer over the
 /// ioctls: every failure becomes a `SightlineError` naming the device and the cause.
 /// Used by one thread at a time.
-final class V4L2Device {
-    let path: String
+package final class V4L2Device {
+    package let path: String
     /// What the driver says the device is (VIDIOC_QUERYCAP, asked once at open).
-    let capability: Capability
+    package let capability: Capability
     private let fd: Int32
     private var mappings: [(address: UnsafeMutableRawPointer, length: Int)] = []
 
     /// Opens `path` and checks that it is a streaming video capture device.
-    init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         Self.silenceLibrary
         let fd = Self.quietly { slv_v4l2_open(path, O_RDWR | O_CLOEXEC) }
@@ -54,17 +54,17 @@ final class V4L2Device {
 
     // MARK: - Queries
 
-    struct Capability {
-        var driver: String
-        var card: String
-        var bus: String
-        var deviceCaps: UInt32
-        var isCapture: Bool { deviceCaps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 }
-        var canStream: Bool { deviceCaps & UInt32(V4L2_CAP_STREAMING) != 0 }
+    package struct Capability {
+        package var driver: String
+        package var card: String
+        package var bus: String
+        package var deviceCaps: UInt32
+        package var isCapture: Bool { deviceCaps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 }
+        package var canStream: Bool { deviceCaps & UInt32(V4L2_CAP_STREAMING) != 0 }
     }
 
     /// The capture formats, with `emulated` true for those libv4l2 converts to.
-    func formats() -> [(fourcc: FourCC, description: String, emulated: Bool)] {
+    package func formats() -> [(fourcc: FourCC, description: String, emulated: Bool)] {
         var result: [(FourCC, String, Bool)] = []
         var desc = v4l2_fmtdesc()
         desc.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -76,7 +76,7 @@ final class V4L2Device {
     }
 
     /// Frame sizes of a format: discrete ones, or the smallest and largest of a range.
-    func frameSizes(_ format: FourCC) -> [FrameSize] {
+    package func frameSizes(_ format: FourCC) -> [FrameSize] {
         var result: [FrameSize] = []
         var size = v4l2_frmsizeenum()
         size.pixel_format = format.code
@@ -94,7 +94,7 @@ final class V4L2Device {
     }
 
     /// Frame rates (frames per second) of a format at a size; for a range, its ends.
-    func frameRates(_ format: FourCC, _ size: FrameSize) -> [Double] {
+    package func frameRates(_ format: FourCC, _ size: FrameSize) -> [Double] {
         var result: [Double] = []
         var interval = v4l2_frmivalenum()
         interval.pixel_format = format.code
@@ -117,7 +117,7 @@ final class V4L2Device {
 
     /// Asks for planar YUV 4:2:0 at `size` (nil: the current size). The driver may answer with
     /// another size; the caller checks. Returns the format in force.
-    func setYUV420(size: FrameSize?) throws -> (size: FrameSize, bytesPerLine: Int) {
+    package func setYUV420(size: FrameSize?) throws -> (size: FrameSize, bytesPerLine: Int) {
         var format = v4l2_format()
         format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         try ioctl(SLV_VIDIOC_G_FMT, &format, "read the current format")
@@ -136,7 +136,7 @@ final class V4L2Device {
     }
 
     /// Asks for a frame rate; returns the one in force (nil when the driver does not say).
-    func setFrameRate(_ fps: Double?) throws -> Double? {
+    package func setFrameRate(_ fps: Double?) throws -> Double? {
         var parm = v4l2_streamparm()
         parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         guard call(SLV_VIDIOC_G_PARM, &parm) == 0 else { return nil }
@@ -151,7 +151,7 @@ final class V4L2Device {
     // MARK: - Streaming
 
     /// Requests `count` mmap buffers, maps them, queues them all and starts streaming.
-    func startStreaming(buffers count: Int) throws {
+    package func startStreaming(buffers count: Int) throws {
         var request = v4l2_requestbuffers()
         request.count = UInt32(count)
         request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -176,19 +176,19 @@ final class V4L2Device {
     }
 
     /// A filled buffer, waiting for one. Give it back with `requeue` once its bytes are copied.
-    struct FilledBuffer {
-        let index: UInt32
-        let bytes: UnsafeRawBufferPointer
+    package struct FilledBuffer {
+        package let index: UInt32
+        package let bytes: UnsafeRawBufferPointer
         /// The driver's capture time in microseconds (monotonic clock for most drivers).
-        let timestamp: Int64
+        package let timestamp: Int64
         /// The driver's frame counter: a gap means frames it had to drop.
-        let sequence: UInt32
+        package let sequence: UInt32
         /// The timestamp is from the monotonic clock (not a copy of the application's or unknown).
-        let monotonic: Bool
+        package let monotonic: Bool
     }
 
     /// Waits until a filled buffer is ready; false after `seconds` without one.
-    func waitForFrame(seconds: Double) throws -> Bool {
+    package func waitForFrame(seconds: Double) throws -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
@@ -201,7 +201,7 @@ final class V4L2Device {
     }
 
     /// The next filled buffer; nil when libv4l2 had one it could not convert (it answers EAGAIN).
-    func dequeue() throws -> FilledBuffer? {
+    package func dequeue() throws -> FilledBuffer? {
         var buffer = Self.buffer(index: 0)
         let code = call(SLV_VIDIOC_DQBUF, &buffer)
         if code == EAGAIN { return nil }
@@ -214,13 +214,13 @@ final class V4L2Device {
                             monotonic: buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC))
     }
 
-    func requeue(_ filled: FilledBuffer) throws {
+    package func requeue(_ filled: FilledBuffer) throws {
         var buffer = Self.buffer(index: filled.index)
         try ioctl(SLV_VIDIOC_QBUF, &buffer, "queue a capture buffer")
     }
 
     /// Stops streaming and unmaps the buffers (nothing happens if not streaming).
-    func stopStreaming() {
+    package func stopStreaming() {
         guard !mappings.isEmpty else { return }
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
         _ = call(SLV_VIDIOC_STREAMOFF, &type)
@@ -277,7 +277,7 @@ final class V4L2Device {
         return result
     }
 
-    static func openError(path: String, errno code: Int32) -> SightlineError {
+    package static func openError(path: String, errno code: Int32) -> SightlineError {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOENT, ENODEV, ENXIO: return .inputUnreadable(path: path, reason: "no such camera device (\(reason))")
@@ -286,7 +286,7 @@ final class V4L2Device {
         }
     }
 
-    static func error(path: String, errno code: Int32, action: String) -> SightlineError {
+    package static func error(path: String, errno code: Int32, action: String) -> SightlineError {
         let reason = "cannot \(action): \(String(cString: strerror(code)))"
         switch code {
         case EACCES, EPERM: return .permissionDenied(path: path, reason: reason + " (is the user in the video group?)")

@@ -1,5 +1,6 @@
 import CVision
 import SightlineFrames
+import SightlineMedia
 
 /// A frame as shot-cut detection compares it: scaled so its longer side is 256 pixels (smaller
 /// frames are kept as they are) and converted to HSV with OpenCV's ranges (hue 0–179), as

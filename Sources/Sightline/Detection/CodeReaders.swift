@@ -2,6 +2,7 @@ import CVision
 import CZBar
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Which code reader runs.
 public enum CodeBackend: String, CaseIterable, Sendable {

@@ -1,6 +1,7 @@
 import CVision
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Eye and smile cascades (opencv-data) searched inside face boxes. One instance per thread.
 public final class FaceAttributeReader {

@@ -1,6 +1,7 @@
 import CVision
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Which face detector runs.
 public enum FaceBackend: String, CaseIterable, Sendable {

@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// The analyzers one worker runs on a frame: a face detector and a code reader of its own
 /// (neither OpenCV cascades nor zbar scanners may be shared between threads).

@@ -2,6 +2,7 @@ import CVision
 import CZXing
 import CZXingText
 import SightlineFrames
+import SightlineMedia
 
 /// zxing-cpp 3.1 through its C API, on the luma plane without copying it: zxing's `ReadBarcodes`
 /// with the `try…` settings asked for, on the whole picture (a frame, or a code track's region).

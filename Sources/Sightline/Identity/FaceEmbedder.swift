@@ -1,6 +1,7 @@
 import CVision
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// A face's 128-number SFace embedding, L2-normalized: two faces of one person have a cosine
 /// similarity of 0.363 or more (OpenCV's threshold for SFace).

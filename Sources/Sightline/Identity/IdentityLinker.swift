@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Links face tracks into people during a run, in frame order (deterministic): aligns the faces
 /// `SampleSchedule` says are due, and hands them to `IdentityClustering`, which has SFace embed

@@ -1,6 +1,7 @@
 import CVision
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Makes a network's input image from a frame's planes, once per frame, with reused buffers
 /// (CVision's dnn.cpp). Not thread-safe: one per worker.

@@ -3,16 +3,18 @@ import SightlineFrames
 
 /// One swscale context, kept for the next frame of the same sizes and formats and freed with
 /// its owner: a sink holds one of these, never the C pointer.
-final class FrameScaler {
+package final class FrameScaler {
     private var context: OpaquePointer?
+
+    package init() {}
 
     deinit { sws_freeContext(context) }
 
     /// The context for converting a `width` × `height` picture in `source` to `target` (at
     /// `size`, or the same size), reused when the last call asked for the same; nil when
     /// swscale cannot.
-    func context(width: Int32, height: Int32, from source: AVPixelFormat, to target: AVPixelFormat,
-                 size: (width: Int32, height: Int32)? = nil, flags: Int32) -> OpaquePointer? {
+    package func context(width: Int32, height: Int32, from source: AVPixelFormat, to target: AVPixelFormat,
+                         size: (width: Int32, height: Int32)? = nil, flags: Int32) -> OpaquePointer? {
         let (outW, outH) = size ?? (width, height)
         context = sws_getCachedContext(context, width, height, source, outW, outH, target, flags, nil, nil, nil)
         return context
@@ -20,8 +22,8 @@ final class FrameScaler {
 
     /// A new frame holding `src`'s picture in `format` (scaled to `size`, if given): a plain copy
     /// when the memory layouts agree, otherwise converted by swscale. The caller owns the result.
-    func converted(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat,
-                   size: (width: Int32, height: Int32)? = nil) throws -> UnsafeMutablePointer<AVFrame> {
+    package func converted(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat,
+                           size: (width: Int32, height: Int32)? = nil) throws -> UnsafeMutablePointer<AVFrame> {
         try convertedFrame(src, to: format, size: size, scaler: self)
     }
 }

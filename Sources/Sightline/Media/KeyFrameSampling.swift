@@ -18,15 +18,15 @@ public struct KeyFrameSampling: Sendable, Equatable {
     }
 
     /// Decides, key frame by key frame in decoding order, which to take.
-    struct Chooser {
-        let sampling: KeyFrameSampling
+    package struct Chooser {
+        package let sampling: KeyFrameSampling
         private var lastTaken: Double?
         private var nextDue = 0.0
 
-        init(_ sampling: KeyFrameSampling) { self.sampling = sampling }
+        package init(_ sampling: KeyFrameSampling) { self.sampling = sampling }
 
         /// Whether the key frame at `t` seconds is taken.
-        mutating func take(_ t: Double) -> Bool {
+        package mutating func take(_ t: Double) -> Bool {
             if let every = sampling.every {
                 guard t >= nextDue - 1e-9 else { return false }
                 nextDue = ((t + 1e-9) / every).rounded(.down) * every + every

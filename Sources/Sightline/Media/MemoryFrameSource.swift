@@ -57,7 +57,7 @@ public struct GrayCanvas {
     private let pixels: UnsafeMutablePointer<UInt8>
     private let stride: Int
 
-    init(pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) {
+    package init(pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) {
         self.pixels = pixels
         self.width = width
         self.height = height

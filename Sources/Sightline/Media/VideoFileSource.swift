@@ -160,7 +160,7 @@ public final class VideoFileSource {
     public private(set) var packetsRead = 0
     public private(set) var keyPacketsRead = 0
     /// The audio stream whose packets are kept (`keepAudio`), and the packets not taken yet.
-    let audioStream: UnsafeMutablePointer<AVStream>?
+    package let audioStream: UnsafeMutablePointer<AVStream>?
     private let audio = AudioPackets()
     /// Kept alive while the demuxer may call it.
     private var interrupt: IOInterrupt?
@@ -407,7 +407,7 @@ public final class VideoFileSource {
 
     /// Audio packets read so far and not yet taken (in the audio stream's time base). The caller
     /// owns them. Safe to call from another thread than the one reading frames.
-    func takeAudioPackets() -> [UnsafeMutablePointer<AVPacket>] { audio.takeAll() }
+    package func takeAudioPackets() -> [UnsafeMutablePointer<AVPacket>] { audio.takeAll() }
 
     /// The container's tags (title, date, …) but those a muxer writes itself.
     public var containerMetadata: [(key: String, value: String)] {
@@ -690,13 +690,13 @@ private final class AudioPackets: @unchecked Sendable {
     private var packets: [UnsafeMutablePointer<AVPacket>] = []
     private let lock = NSLock()
 
-    func append(_ packet: UnsafeMutablePointer<AVPacket>) {
+    package func append(_ packet: UnsafeMutablePointer<AVPacket>) {
         lock.lock()
         packets.append(packet)
         lock.unlock()
     }
 
-    func takeAll() -> [UnsafeMutablePointer<AVPacket>] {
+    package func takeAll() -> [UnsafeMutablePointer<AVPacket>] {
         lock.lock()
         defer { lock.unlock() }
         let all = packets
@@ -712,18 +712,18 @@ private final class AudioPackets: @unchecked Sendable {
 /// small steps back stay frames out of order). The offset puts the new piece's first packet one
 /// frame after the latest pts so far, so the timeline goes on evenly and `t` stays exact within
 /// each piece.
-final class ClockFollower {
-    let mayJump: Bool
+package final class ClockFollower {
+    package let mayJump: Bool
     private let frameStep: Int64
     private let backward: Int64
     private let forward: Int64
     /// Added to the stream's own pts and dts.
-    private(set) var offset: Int64 = 0
+    package private(set) var offset: Int64 = 0
     /// The last packet's dts and the latest pts so far, on the continuous timeline.
     private var lastDTS: Int64?
     private var latestPTS: Int64?
 
-    init(timeBase: AVRational, mayJump: Bool, frameStep: Int64) {
+    package init(timeBase: AVRational, mayJump: Bool, frameStep: Int64) {
         self.mayJump = mayJump
         self.frameStep = frameStep
         let tb = av_q2d(timeBase)
@@ -733,7 +733,7 @@ final class ClockFollower {
 
     /// Moves the packet's timestamps onto the continuous timeline; returns the jump it starts
     /// (with the continuous pts from which frames are past it), if any.
-    func follow(_ packet: UnsafeMutablePointer<AVPacket>) -> (startPTS: Int64, jump: DiscontinuityRecord.ClockJump)? {
+    package func follow(_ packet: UnsafeMutablePointer<AVPacket>) -> (startPTS: Int64, jump: DiscontinuityRecord.ClockJump)? {
         let nopts = sl_nopts_value()
         let rawDTS = packet.pointee.dts != nopts ? packet.pointee.dts : packet.pointee.pts
         guard rawDTS != nopts else { return nil }
@@ -775,12 +775,12 @@ public final class IOInterrupt: @unchecked Sendable {
     }
 
     /// Gives the next blocking call `timeout` seconds.
-    func arm() { deadline = Self.now() + timeout }
+    package func arm() { deadline = Self.now() + timeout }
     public func stop() { stopped.store(true, ordering: .relaxed) }
     public var isStopped: Bool { stopped.load(ordering: .relaxed) }
-    var isDue: Bool { isStopped || Self.now() > deadline }
+    package var isDue: Bool { isStopped || Self.now() > deadline }
 
-    static func now() -> Double {
+    package static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9

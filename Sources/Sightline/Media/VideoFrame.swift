@@ -5,7 +5,7 @@ import SightlineFrames
 /// A read-only view of an 8-bit gray image (a decoded frame's luma plane). Valid only while the
 /// `VideoFrame` it came from is alive.
 public struct GrayImage {
-    let image: slv_gray_image
+    package let image: slv_gray_image
     /// Where this view starts in the full plane (non-zero for a region, see `cropped`).
     public let originX: Int
     public let originY: Int
@@ -15,7 +15,7 @@ public struct GrayImage {
     /// True for a view made by `cropped`: its rows do not run to the end of the plane's rows.
     public let isRegion: Bool
 
-    init(image: slv_gray_image, originX: Int = 0, originY: Int = 0, isRegion: Bool = false) {
+    package init(image: slv_gray_image, originX: Int = 0, originY: Int = 0, isRegion: Bool = false) {
         self.image = image
         self.originX = originX
         self.originY = originY
@@ -65,8 +65,8 @@ public final class VideoFrame: @unchecked Sendable {
     /// A GRAY8 copy, only for pixel formats whose first plane is not 8-bit luma.
     private var gray: UnsafeMutablePointer<AVFrame>?
 
-    init(index: Int, position: Int? = nil, pts: Int64, seconds: Double, rotation: Rotation,
-         decoded: UnsafeMutablePointer<AVFrame>, gray: UnsafeMutablePointer<AVFrame>?) {
+    package init(index: Int, position: Int? = nil, pts: Int64, seconds: Double, rotation: Rotation,
+                 decoded: UnsafeMutablePointer<AVFrame>, gray: UnsafeMutablePointer<AVFrame>?) {
         self.index = index
         self.position = position ?? index
         self.pts = pts
@@ -78,7 +78,7 @@ public final class VideoFrame: @unchecked Sendable {
 
     /// The same picture (shared, not copied) at another place on the timeline: a live source
     /// that reopened its stream puts the new connection's frames after the old one's.
-    func retimed(index: Int, pts: Int64, seconds: Double) throws -> VideoFrame {
+    package func retimed(index: Int, pts: Int64, seconds: Double) throws -> VideoFrame {
         guard let decoded, let clone = av_frame_clone(decoded) else { throw SightlineError.internal("out of memory cloning a frame") }
         let frame = VideoFrame(index: index, position: index, pts: pts, seconds: seconds, rotation: rotation, decoded: clone,
                                gray: gray.flatMap { av_frame_clone($0) })
@@ -93,7 +93,7 @@ public final class VideoFrame: @unchecked Sendable {
 
     /// A writable YUV 4:2:0 copy of the coded picture to draw on (the decoder's frame is shared
     /// and never changed). The caller owns the result (`av_frame_free`).
-    func drawableCopy(scaler: FrameScaler) throws -> UnsafeMutablePointer<AVFrame> {
+    package func drawableCopy(scaler: FrameScaler) throws -> UnsafeMutablePointer<AVFrame> {
         guard let decoded else { throw SightlineError.internal("frame without a picture") }
         let out = try scaler.converted(decoded, to: AV_PIX_FMT_YUV420P)
         out.pointee.pts = pts
@@ -112,7 +112,7 @@ public final class VideoFrame: @unchecked Sendable {
     /// face detectors build their small colour image from these.
     /// The planes of a rectangle of the coded picture (clipped to it; its corner moved to even
     /// pixels so the chroma samples line up), without copying, and the rectangle taken; nil if empty.
-    func yuv(cropping r: Box) -> (image: slv_yuv_image, rect: Box)? {
+    package func yuv(cropping r: Box) -> (image: slv_yuv_image, rect: Box)? {
         var out = yuv
         let x0 = max(0, Int(r.x.rounded(.down)) & ~1), y0 = max(0, Int(r.y.rounded(.down)) & ~1)
         let x1 = min(Int(out.luma.width), Int((r.x + r.w).rounded(.up))), y1 = min(Int(out.luma.height), Int((r.y + r.h).rounded(.up)))
@@ -133,7 +133,7 @@ public final class VideoFrame: @unchecked Sendable {
         return (out, Box(x: Double(x0), y: Double(y0), w: Double(x1 - x0), h: Double(y1 - y0)))
     }
 
-    var yuv: slv_yuv_image {
+    package var yuv: slv_yuv_image {
         var out = slv_yuv_image()
         out.luma = luma.image
         guard gray == nil, let f = decoded?.pointee, let desc = av_pix_fmt_desc_get(AVPixelFormat(f.format)) else { return out }
@@ -175,7 +175,7 @@ public final class VideoFrame: @unchecked Sendable {
         AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_YUVA420P,
     ].map { $0.rawValue })
     /// Pixel formats whose first plane is 8-bit luma, read in place (the others get a GRAY8 copy).
-    static let lumaFormats = planarYUV.union([AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_NV16, AV_PIX_FMT_GRAY8].map(\.rawValue))
+    package static let lumaFormats = planarYUV.union([AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_NV16, AV_PIX_FMT_GRAY8].map(\.rawValue))
     private static let jpegRange: Set<Int32> = Set([
         AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P,
     ].map { $0.rawValue })

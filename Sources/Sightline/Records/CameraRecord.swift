@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 extension CameraDescription {
     /// The camera as `sightline devices --json` prints it.

@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// The records of an earlier run, handed out frame by frame while the same video is decoded
 /// again (`render`, `snapshot --records`). Records that belong to another video are refused:

@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// The record types Sightline writes, one JSON object per line (see Schemas/).
 

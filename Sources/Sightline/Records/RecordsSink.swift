@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// The JSON Lines output of a run: the stream record first, a frame record per frame (warm-up
 /// frames as `warmup` records), track records as tracks end, the summary last.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Encoding settings of the rendered video.
 public struct EncoderOptions: Sendable, Equatable {

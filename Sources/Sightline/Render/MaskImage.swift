@@ -2,6 +2,7 @@ import CFFmpeg
 import CVision
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// The image of `--style mask:IMAGE`, decoded once with FFmpeg (PNG with alpha, or any still
 /// image format its demuxers recognize; no image library of its own) and kept as RGBA. It is

@@ -1,6 +1,7 @@
 import CVision
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Draws one frame's observations into its picture, the same way for videos and stills. Drawing
 /// happens in the coded picture's orientation (geometry is mapped back from the displayed frame);

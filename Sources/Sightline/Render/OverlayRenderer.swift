@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Draws each frame's observations into a copy of its picture and hands it to an MP4 writer,
 /// with the input's audio packets interleaved. As a run's sink it draws the records as written,

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Writes RGB pictures as PNG files with FFmpeg's png encoder (no image library of its own).
 public enum PNGWriter {

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CVision
 import SightlineFrames
+import SightlineMedia
 
 /// A writable YUV 4:2:0 copy of one frame's coded picture: what overlays are drawn on, and what
 /// stills and thumbnails are cut from (the decoder's frame is shared with the analyzers and

@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// A run's first frame drawn with its overlays as a PNG (`snapshot`).
 public final class StillSink: FrameSink {

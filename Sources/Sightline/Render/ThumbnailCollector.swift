@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Keeps the best picture of every track and writes it as `DIR/face-<id>.png` or
 /// `DIR/code-<id>.png` when the track ends (or, made without a directory, keeps the PNG bytes in

@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// Gathers what the report page shows from a run's records as they stream by, one frame at a time,
 /// so memory grows with the number of tracks and bins, never with the number of frames.

@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// `sightline scan`: the key frames of many files through the detectors, into one index of
 /// sampled frames, spans and totals per file. A file that cannot be read gets its line in the

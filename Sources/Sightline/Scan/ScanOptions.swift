@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// Everything `sightline scan` is made of: which key frames it samples, what it looks for on
 /// them, and how many files it reads at once.

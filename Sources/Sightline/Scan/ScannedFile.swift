@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// What a scan found in one file: its sampled frames and spans, or why it could not be read.
 public struct ScannedFile: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// One part of one input: an ordinary `analyze` run over `start ≤ t < start + duration` (to the
 /// end of the stream when `duration` is nil), with `warmup` seconds analyzed before it.

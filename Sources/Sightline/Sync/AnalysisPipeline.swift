@@ -2,6 +2,7 @@ import CVision
 import Foundation
 import Synchronization
 import SightlineFrames
+import SightlineMedia
 
 /// What the reading thread does when the analyzers are behind.
 public enum BackpressurePolicy: Sendable {

@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// A sink that keeps everything a run hands out, in order: what a test of `Run` reads back
 /// in-process, instead of parsing a records file.

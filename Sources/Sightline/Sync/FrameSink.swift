@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// One output of a run: it takes the frames in presentation order with their track ids, the
 /// tracks as they end, and the summary at the end. The JSON Lines writer, the rendered video,

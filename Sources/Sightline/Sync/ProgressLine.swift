@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// One self-overwriting status line on standard error while a long run goes on: frames, time,
 /// speed, what is left. Drawn only when standard error is a terminal, a few times a second.

@@ -1,5 +1,6 @@
 import Synchronization
 import SightlineFrames
+import SightlineMedia
 
 /// Saved records paired with the decoded frames they were made from (`render`, `report
 /// --video`, `snapshot --records`): the run's second source of analyzed frames, beside the

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SightlineFrames
+import SightlineMedia
 
 /// One run: one loop over the analyzed frames in presentation order (from the detectors'
 /// workers, or from saved records), each taken through cut → tracking (region search, ids) →

@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// Frames whose records were saved by an earlier run (`render`, `snapshot --records`): a run
 /// reads them instead of analyzing.

@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineMedia
 
 /// A frame and what the analyzers found in it. The frame stays alive until the ordered stage
 /// (tracking, which may search it again) is done with it.

@@ -1,5 +1,3 @@
-import SightlineFrames
-
 /// Every failure Sightline reports to a user: one readable line naming the file and the cause,
 /// and a documented process exit code (docs/exit-codes.md).
 public enum SightlineError: Error, CustomStringConvertible, Sendable {

@@ -1,5 +1,6 @@
 import CVision
 import SightlineFrames
+import SightlineMedia
 
 /// How a face looked at its last full detection: the picture under its box, sampled small.
 /// Between detections (detection stride) the face is followed by finding this patch again near

@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineMedia
 
 /// Searches a frame around one live track's predicted place. A face, DNN backends: the same
 /// network on a crop around the predicted box. A face, cascades: its appearance patch from

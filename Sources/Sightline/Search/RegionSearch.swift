@@ -1,0 +1,161 @@
+import SightlineFrames
+import SightlineMedia
+
+/// The region-search stage: it detects, the tracker gives ids. On every frame each live code
+/// track is read again in its predicted region (full reader options, its symbology only), and a
+/// code track missed there has the whole next frame searched (not only the next scheduled full
+/// search); on frames skipped by the detection stride it searches around each live face (a
+/// crowd, whose crops would cost more than the whole frame, is detected whole). Its detectors
+/// are built here, from the run's resolved face detector and code options: a `RegionSearcher`
+/// per lane, so the searches of one frame run in parallel (results kept in track order).
+final class RegionSearch {
+    /// One region searcher per lane of parallel search (none when nothing is searched).
+    private let searchers: [RegionSearcher]
+    /// The whole-frame search after a code track was missed in its region.
+    private let fullReader: CodeReader?
+    /// A code track was missed in its region on the last frame: search the whole of this one.
+    private var widen = false
+    /// Live face tracks' appearance at their last detection, by track id (cascades only).
+    private var patches: [Int: AppearancePatch] = [:]
+    /// Searches that failed with an error (counted in the summary).
+    private(set) var errors = 0
+
+    /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
+    /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
+    /// tracks on the frames between).
+    init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, lanes: Int) throws {
+        // Region search needs detectors of its own (the workers' are busy on other frames).
+        let searchFaces = detectEvery > 1
+        searchers = searchFaces || codes.backend != .off
+            ? try (0..<max(1, lanes)).map { _ in
+                try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery, searchFaces: searchFaces, workers: max(1, lanes))
+            }
+            : []
+        fullReader = try makeCodeReader(codes)
+        searchers.first?.prepare()
+    }
+
+    /// Searches a frame before its observations get ids, around `live` (the tracks' predictions
+    /// for it). Returns whether its faces were detected (by the workers, or whole here) and
+    /// whether it had the full code search (a record whose code status is `ok` had it on a worker).
+    func search(_ record: inout FrameRecord, in frame: VideoFrame, live: [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool) {
+        var facesDetected = record.faceStatus == .ok || record.faceStatus == .error
+        // The workers run the code reader on full-search frames only.
+        var codesFull = record.codeStatus == .off || record.codeStatus == .ok
+        if widen && !codesFull {
+            searchWhole(&record, frame: frame)
+            codesFull = true
+        }
+        widen = false
+        if refine(&record, in: frame, live: live) { facesDetected = true }
+        return (facesDetected, codesFull)
+    }
+
+    /// After the frame's observations got their ids: a detection frame's faces leave their look
+    /// for the frames up to the next detection (cascades).
+    func tracked(_ record: FrameRecord, frame: VideoFrame, facesDetected: Bool) {
+        if facesDetected && usesPatches { keepPatches(record, frame: frame) }
+    }
+
+    /// Looking back: a track's object searched for on an earlier frame, where `prediction` puts it.
+    func searchEarlier(_ prediction: Tracker.Prediction, patch: AppearancePatch?, frame: VideoFrame) -> RegionSearcher.Outcome {
+        searchers.first?.search(prediction, patch: patch, frame: frame, faces: true, codes: true) ?? .nothing
+    }
+
+    var searchesFaces: Bool { searchers.first?.searchesFaces ?? false }
+    var searchesCodes: Bool { searchers.first?.searchesCodes ?? false }
+    /// Whether face searches use the appearance patch of the last detection (cascades).
+    var usesPatches: Bool { searchers.first?.usesPatches ?? false }
+
+    /// Forgets what the tracks looked like and the pending whole-frame search: at a cut and at the
+    /// end of the stream, when every track ends.
+    func reset() {
+        patches = [:]
+        widen = false
+    }
+
+    /// The full code search over the whole frame, in place of what the workers read.
+    private func searchWhole(_ record: inout FrameRecord, frame: VideoFrame) {
+        guard let fullReader else { return }
+        do {
+            record.codes = try fullReader.read(frame.luma, rotation: frame.rotation)
+            if record.codeStatus == .skipped { record.codeStatus = .refined }
+        } catch {
+            record.codeStatus = .error
+            errors += 1
+        }
+    }
+
+    /// On a detection frame, takes each detected face's look for the frames up to the next
+    /// detection. A face the detector did not find keeps none: a look that old may belong to a
+    /// face that has turned away or is leaving the frame, so the cascade searches for it instead.
+    private func keepPatches(_ record: FrameRecord, frame: VideoFrame) {
+        patches = [:]
+        for face in record.faces where face.source == .detected {
+            guard let id = face.track else { continue }
+            patches[id] = AppearancePatch(box: face.box, score: face.score, luma: frame.luma, rotation: frame.rotation)
+        }
+    }
+
+    /// Searches the frame around the live tracks; returns whether it detected the whole frame's
+    /// faces instead (a crowd).
+    private func refine(_ record: inout FrameRecord, in frame: VideoFrame, live: [Tracker.Prediction]) -> Bool {
+        guard let first = searchers.first else { return false }
+        var searchFaces = record.faceStatus == .skipped && first.searchesFaces
+        // So many faces that their crops would cost the network more than the whole frame: one
+        // full detection finds them all (and any new face) for less.
+        var wholeFrame = false
+        if searchFaces, first.wholeFrameIsCheaper(frame, faces: live.count { $0.kind == .face }) {
+            do {
+                record.faces = try first.detectWhole(frame)
+                record.faceStatus = .ok
+            } catch {
+                record.faceStatus = .error
+                errors += 1
+            }
+            searchFaces = false
+            wholeFrame = true
+        }
+        let searchCodes = (record.codeStatus == .skipped || record.codeStatus == .ok || record.codeStatus == .refined)
+            && first.searchesCodes
+        // Codes already read on this frame need no second read.
+        let read = Set(record.codes.map { ReadKey(symbology: $0.symbology, bytes: $0.bytes) })
+        let predictions = live.filter {
+            switch $0.kind {
+            case .face: return searchFaces
+            case .code:
+                guard searchCodes, let symbology = $0.record.symbology, let bytes = $0.record.bytes else { return false }
+                return !read.contains(ReadKey(symbology: symbology, bytes: bytes))
+            }
+        }
+        guard !predictions.isEmpty || searchFaces || record.codeStatus == .skipped else { return wholeFrame }
+        let searchers = self.searchers, looks = predictions.map { patches[$0.id] }, codes = searchCodes, faces = searchFaces
+        let outcomes = inParallel(predictions.count, lanes: searchers.count) { i, lane in
+            searchers[lane].search(predictions[i], patch: looks[i], frame: frame, faces: faces, codes: codes)
+        }
+        var faceFailed = false, codeFailed = false
+        for (prediction, outcome) in zip(predictions, outcomes) {
+            switch outcome {
+            case .face(let face): record.faces.append(face)
+            case .code(let code): record.codes.append(code)
+            case .faceFailed: faceFailed = true
+            case .codeFailed: codeFailed = true
+            case .nothing:
+                // A code seen on the last frame and not in its region now: it may have moved
+                // further than the region reaches, so the next frame is searched whole.
+                if prediction.kind == .code && prediction.misses <= 1 { widen = true }
+            }
+        }
+        if searchFaces { record.faceStatus = faceFailed ? .error : .refined }
+        if searchCodes && record.codeStatus == .skipped { record.codeStatus = .refined }
+        if codeFailed { record.codeStatus = .error }
+        errors += (faceFailed ? 1 : 0) + (codeFailed ? 1 : 0)
+        return wholeFrame
+    }
+}
+
+/// A code's identity within one frame: symbology and payload bytes.
+private struct ReadKey: Hashable {
+    let symbology: Symbology
+    let bytes: [UInt8]
+}

@@ -1,0 +1,138 @@
+import SightlineFrames
+import SightlineMedia
+
+/// Tracking settings reported in the stream record.
+public struct TrackingConfiguration: Sendable, Equatable {
+    public var maxGap: Int
+    public var detectEvery: Int
+    public var codeConfirmation = CodeConfirmation()
+}
+
+/// The ordered stage after the synchronizer: region search (`RegionSearch`: it detects around
+/// what the tracks predict), then ids (`Tracker`: detections in, detections with ids out), then
+/// looking back (a track's object searched for on the frames held since the last full search, so
+/// a track begins on the first frame its object shows). Runs in frame order, so it is
+/// deterministic; as the one serial stage it stays lean: the searches of one frame run in
+/// parallel, and face attributes are read on detection frames only (by the parallel workers).
+public final class TrackingStage {
+    private let tracker: Tracker
+    private let detectEvery: Int
+    private let search: RegionSearch
+    /// Region searches that failed with an error (counted in the summary).
+    public var errors: Int { search.errors }
+
+    /// A frame tracked but not yet handed on: a later full search may still find, looking back,
+    /// an object on it.
+    public struct Settled {
+        public var record: FrameRecord
+        public var frame: VideoFrame
+        /// Tracks that ended with this frame.
+        public var ended: [TrackRecord]
+    }
+    /// The frames since the last frame that had every full search (oldest first).
+    private var window: [Settled] = []
+
+    /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
+    /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
+    /// tracks on the frames between). A record whose code status is `ok` had the full code search.
+    public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: ResolvedFaceDetector,
+                codes: CodeReaderOptions) throws {
+        tracker = Tracker(options: options)
+        self.detectEvery = detectEvery
+        search = try RegionSearch(faces: faces, codes: codes, detectEvery: detectEvery, lanes: lanes)
+    }
+
+    /// The tracking settings, as the stream record reports them.
+    public var configuration: TrackingConfiguration {
+        TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: detectEvery,
+                              codeConfirmation: tracker.options.codeConfirmation)
+    }
+
+    /// Takes the next frame's record; returns the frames now settled, in order, each with its
+    /// track ids (and region-search results) and the tracks that ended with it. A frame is held
+    /// until a later frame has had every full search, so the objects that search finds are
+    /// looked for backwards on it first (a track begins on the first frame its object shows).
+    public func process(_ record: FrameRecord, frame: VideoFrame) -> [Settled] {
+        let (record, ended, full) = track(record, frame: frame)
+        window.append(Settled(record: record, frame: frame, ended: ended))
+        if full {
+            defer { window = [] }
+            return window
+        }
+        // Memory stays bounded whatever the strides: past this many frames the oldest go on
+        // without being looked back on.
+        guard window.count > Self.maxHeld else { return [] }
+        let settled = Array(window.prefix(window.count - Self.maxHeld))
+        window.removeFirst(settled.count)
+        return settled
+    }
+
+    /// The most frames held for looking back (about 90 MB of 720p pictures).
+    static let maxHeld = 60
+
+    private func track(_ record: FrameRecord, frame: VideoFrame) -> (FrameRecord, [TrackRecord], full: Bool) {
+        // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.
+        if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, [], false) }
+        var record = record
+        tracker.advance()
+        let (facesDetected, codesFull) = search.search(&record, in: frame, live: tracker.predictions)
+        let ended = tracker.update(&record)
+        if !tracker.begun.isEmpty { lookBack(for: tracker.begun, in: record, frame: frame) }
+        search.tracked(record, frame: frame, facesDetected: facesDetected)
+        return (record, ended, codesFull && (facesDetected || record.faceStatus == .off))
+    }
+
+    /// Searches the held frames, newest first, for each track the frame began, in the region
+    /// where it was found, until a frame where it is not.
+    private func lookBack(for ids: [Int], in record: FrameRecord, frame: VideoFrame) {
+        for id in ids {
+            guard let trackRecord = tracker.record(of: id) else { continue }
+            var box: Box
+            var patch: AppearancePatch?
+            var polygon: [Point] = []
+            if let face = record.faces.first(where: { $0.track == id }) {
+                guard search.searchesFaces else { continue }
+                box = face.box
+                patch = search.usesPatches
+                    ? AppearancePatch(box: face.box, score: face.score, luma: frame.luma, rotation: frame.rotation) : nil
+            } else if let code = record.codes.first(where: { $0.track == id }) {
+                guard search.searchesCodes else { continue }
+                box = code.box
+                polygon = code.polygon
+            } else { continue }
+            for i in window.indices.reversed() {
+                let held = window[i]
+                if held.record.faceStatus == .dropped || held.record.codeStatus == .dropped { break }
+                let prediction = Tracker.Prediction(id: id, kind: trackRecord.kind, box: box, seen: box, misses: Int.max / 2,
+                                                    record: trackRecord, polygon: polygon)
+                switch search.searchEarlier(prediction, patch: patch, frame: held.frame) {
+                case .face(let face) where face.source == .refined:
+                    tracker.observeEarlier(track: id, box: face.box, score: face.score, frame: held.record)
+                    window[i].record.faces.append(face)
+                    box = face.box
+                    continue
+                case .code(var code):
+                    code.state = tracker.observeEarlier(track: id, box: code.box, score: 1, frame: held.record)
+                    window[i].record.codes.append(code)
+                    box = code.box
+                    polygon = code.polygon
+                    continue
+                default:
+                    break
+                }
+                break
+            }
+        }
+    }
+
+    /// The frames still held, then every live track ended (after them): at the end of the
+    /// stream, and at a shot cut (nothing seen before a cut continues after it, and looking back
+    /// never crosses one).
+    public func finish() -> (frames: [Settled], ended: [TrackRecord]) {
+        defer {
+            window = []
+            search.reset()
+        }
+        return (window, tracker.finish())
+    }
+}

@@ -49,8 +49,7 @@ struct Anonymize: ParsableCommand {
 
     @OptionGroup(title: "Tracking") var tracks: TrackOptions<CoverFaces>
 
-    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
-    var quiet = false
+    @OptionGroup var progress: ProgressOptions
 
     @OptionGroup(title: "Encoding") var encoding: EncoderArguments
 
@@ -84,7 +83,7 @@ struct Anonymize: ParsableCommand {
         configuration.schedule = Schedule(detectEvery: tracks.detectEvery)
         let run = try Run(configuration)
 
-        var sinks: [FrameSink] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: nil, duration: nil))]
+        var sinks: [FrameSink] = [ProgressLine(quiet: progress.quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: nil, duration: nil))]
         // x264 on one thread: the detector keeps the cores busy, x264's frame threads would each
         // hold frames of their own (about 23 MB apiece at 1080p, 1.5 threads per core by default),
         // and a fixed count writes the same bytes on every machine. A 5-frame lookahead instead of

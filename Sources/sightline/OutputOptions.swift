@@ -12,8 +12,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Add the wall time to the summary record (output then differs between runs).")
     var timing = false
 
-    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
-    var quiet = false
+    @OptionGroup var progress: ProgressOptions
+
+    var quiet: Bool { progress.quiet }
 
     /// The run's sinks: the progress line, the video with overlays (if any), thumbnails, and the
     /// records last (their summary counts the other outputs' failures). `atomically`: the records
@@ -25,4 +26,10 @@ struct OutputOptions: ParsableArguments {
         sinks.append(try RecordsSink(path: output, stream: stream, atomically: atomically))
         return sinks
     }
+}
+
+/// `--quiet`: shared by the commands that show a progress line while they read a video.
+struct ProgressOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
+    var quiet = false
 }

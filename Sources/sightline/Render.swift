@@ -28,8 +28,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the best picture of every track as DIR/face-ID.png or DIR/code-ID.png.", valueName: "DIR"))
     var thumbnails: String?
 
-    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
-    var quiet = false
+    @OptionGroup var progress: ProgressOptions
 
     @OptionGroup(title: "Input") var decoding: InputOptions
 
@@ -42,7 +41,7 @@ struct Render: ParsableCommand {
         let thumbnailCollector = try thumbnails.map { try ThumbnailCollector(directory: $0) }
         let renderer = OverlayRenderer(painter: painter, writer: try MP4Writer(path: output, source: source, options: rendering.encoder),
                                        audioFrom: source)
-        let sinks: [FrameSink?] = [ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration)),
+        let sinks: [FrameSink?] = [ProgressLine(quiet: progress.quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration)),
                                    renderer, thumbnailCollector]
 
         let summary: SummaryRecord

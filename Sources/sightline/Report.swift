@@ -37,8 +37,7 @@ struct Report: ParsableCommand {
     @Option(help: "With --truth: pair frames by index or by time (as for audit).")
     var match: FrameMatching = .index
 
-    @Flag(name: .shortAndLong, help: "No progress output on standard error.")
-    var quiet = false
+    @OptionGroup var progress: ProgressOptions
 
     @OptionGroup(title: "Input") var decoding: InputOptions
 
@@ -61,21 +60,21 @@ struct Report: ParsableCommand {
             let replay = RecordReplay(reader: reader, input: video)
             let (source, start) = try decoding.open(video, replaying: replay)
             let pictures = ThumbnailCollector()
-            let progress = ProgressLine(quiet: quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration))
-            let summary = try Run(RunConfiguration(source: source, analysis: .replay(replay))).run(into: [progress, pictures, collector])
+            let line = ProgressLine(quiet: progress.quiet, totalFrames: ProgressLine.expectedFrames(source.info, start: start, duration: replay.duration))
+            let summary = try Run(RunConfiguration(source: source, analysis: .replay(replay))).run(into: [line, pictures, collector])
             thumbnails = pictures.pictures
             if !summary.damage.isEmpty { damage = summary.damage }
         } else {
-            let progress = ProgressLine(quiet: quiet, totalFrames: nil)
+            let line = ProgressLine(quiet: progress.quiet, totalFrames: nil)
             while let item = try reader.next() {
                 switch item {
                 case .frame(let record):
                     collector.add(record)
-                    if collector.frames % 1000 == 0 { progress.update(frames: collector.frames, seconds: record.t) }
+                    if collector.frames % 1000 == 0 { line.update(frames: collector.frames, seconds: record.t) }
                 case .track(let track): collector.add(track)
                 }
             }
-            progress.finish()
+            line.finish()
             collector.finish()
         }
 

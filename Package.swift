@@ -46,15 +46,24 @@ let package = Package(
         // cameras, network streams) and the decoded frame with its planes and scaler.
         .target(name: "SightlineMedia", dependencies: ["SightlineFrames", "CFFmpeg", "CV4L2", "CVision"],
                 path: "Sources/Sightline", sources: ["Media", "Capture"]),
-        .target(name: "Sightline",
+        // The analysis: inference runtimes and models, detectors, region search, tracker,
+        // identities, cuts, the run itself and the record format it writes.
+        .target(name: "SightlineAnalysis",
                 dependencies: ["SightlineFrames", "SightlineMedia", "CFFmpeg", "CZBar", "CJSONC", "CCurl", "CZXing", "CZXingText",
                                "COpenVINO", "CVision"],
-                exclude: ["Frames", "Media", "Capture"]),
+                path: "Sources/Sightline",
+                sources: ["AtomicFile.swift", "ParallelLanes.swift", "Version.swift", "Inference", "Models", "Cuts", "Detection",
+                          "Tracking", "Search", "Identity", "Sync", "Records"]),
+        // The tools on top of it: render, anonymize, audit, export, report, shards, people, scan.
+        .target(name: "Sightline",
+                dependencies: ["SightlineFrames", "SightlineMedia", "SightlineAnalysis", "CFFmpeg", "CVision"],
+                exclude: ["Frames", "Media", "Capture", "AtomicFile.swift", "ParallelLanes.swift", "Version.swift", "Inference",
+                          "Models", "Cuts", "Detection", "Tracking", "Search", "Identity", "Sync", "Records"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "SightlineMedia", "sightline"]),
+        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "SightlineMedia", "SightlineAnalysis", "sightline"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -70,8 +70,8 @@ public final class PartialFiles: Sendable {
     public static let shared = PartialFiles()
     private let paths = Mutex<Set<String>>([])
 
-    func add(_ path: String) { paths.withLock { _ = $0.insert(path) } }
-    func remove(_ path: String) { paths.withLock { _ = $0.remove(path) } }
+    package func add(_ path: String) { paths.withLock { _ = $0.insert(path) } }
+    package func remove(_ path: String) { paths.withLock { _ = $0.remove(path) } }
 
     /// Deletes every temporary file still being written. Safe from any thread.
     public func removeAll() {
@@ -83,7 +83,7 @@ public final class PartialFiles: Sendable {
 }
 
 /// Writes all of `bytes` to `fd` (retrying after a signal); a failure names `path`.
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
     var offset = 0
     while offset < bytes.count {
         let n = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)

@@ -1,5 +1,7 @@
-// The bottom layer's values are part of this library's interface: a client that imports
-// Sightline gets FrameRecord, Box and the rest without importing SightlineFrames too.
+// The layers below the tools are part of this library's interface: a client that imports
+// Sightline gets the frame values (SightlineFrames), the frame sources and decoded frames
+// (SightlineMedia) and the analysis (SightlineAnalysis: Run, the detectors, the record format)
+// without importing them too.
 @_exported import SightlineFrames
-// So are the media layer's frame sources and decoded frames.
 @_exported import SightlineMedia
+@_exported import SightlineAnalysis

@@ -10,7 +10,7 @@ public func stopBLASThreads() { slv_stop_blas_threads() }
 /// Runs `count` jobs on up to `lanes` threads at once and returns their results in job order
 /// (deterministic whatever the timing). Lane k takes jobs k, k + lanes, …, so a job may use
 /// lane-owned state (a detector per lane: most of them are not thread-safe).
-func inParallel<Result>(_ count: Int, lanes: Int, _ job: (_ index: Int, _ lane: Int) -> Result) -> [Result] {
+package func inParallel<Result>(_ count: Int, lanes: Int, _ job: (_ index: Int, _ lane: Int) -> Result) -> [Result] {
     let lanes = max(1, min(lanes, count))
     guard lanes > 1 else { return (0..<count).map { job($0, 0) } }
     var results = [Result?](repeating: nil, count: count)

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Sightline
+@testable import SightlineAnalysis
 
 /// Linking embeds a face only when a link compares it, and links exactly as embedding every
 /// sample at once would (synthetic embeddings: no model).

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Sightline
+@testable import SightlineAnalysis
 
 final class RecordFormatTests: XCTestCase {
     func testFixedPrecisionNeverWritesNegativeZeroOrNaN() {

@@ -1,3 +1,4 @@
+import SightlineAnalysis
 import SightlineFrames
 
 /// Thresholds that make an audit fail, so it can run as a check in a pipeline.

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// Ratios are written with 4 decimals, seconds with 6; an undefined ratio is null (JSON) or n/a (table).

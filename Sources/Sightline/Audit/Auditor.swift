@@ -1,3 +1,4 @@
+import SightlineAnalysis
 import SightlineFrames
 
 /// The kinds of object an audit covers.

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// How the frames of two record files are paired.

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// MOTChallenge text, the format of the MOT benchmarks' ground truth and tracker results: one line per

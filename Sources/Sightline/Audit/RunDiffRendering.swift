@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 private func int(_ value: Int) -> JSON { .int(Int64(value)) }

@@ -1,3 +1,4 @@
+import SightlineAnalysis
 import SightlineFrames
 
 /// A face or a code, as one side of a difference.

@@ -13,7 +13,7 @@ public struct ShotImage: Sendable {
     public let hsv: [UInt8]
 
     /// The longer side PySceneDetect scales frames down to.
-    static let minimumWidth = 256
+    package static let minimumWidth = 256
 
     /// The scaled size of a `width` × `height` frame: factor = longer side / 256 when the longer
     /// side is at least 256, each side divided by it and rounded half to even (Python's `round`).
@@ -26,7 +26,7 @@ public struct ShotImage: Sendable {
     }
 
     /// Rotation only reorders pixels, which the mean change ignores: the coded picture is used.
-    init(_ frame: VideoFrame) throws {
+    package init(_ frame: VideoFrame) throws {
         var yuv = frame.yuv
         let size = Self.size(width: Int(yuv.luma.width), height: Int(yuv.luma.height))
         var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)

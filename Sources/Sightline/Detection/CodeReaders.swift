@@ -96,7 +96,7 @@ public final class ZBarCodeReader: CodeReader {
     private let scanner: OpaquePointer
     private let image: OpaquePointer
 
-    static func zbarType(_ s: Symbology) -> zbar_symbol_type_t? {
+    package static func zbarType(_ s: Symbology) -> zbar_symbol_type_t? {
         switch s {
         case .qr: return ZBAR_QRCODE
         case .ean13: return ZBAR_EAN13
@@ -194,7 +194,7 @@ public final class ZBarCodeReader: CodeReader {
 
 extension Array where Element == CChar {
     /// The NUL-terminated string in a C error buffer.
-    var cString: String {
+    package var cString: String {
         String(decoding: prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
     }
 }

@@ -8,7 +8,7 @@ public enum FaceBackend: String, CaseIterable, Sendable {
     case centerface, haar, haarAlt2 = "haar-alt2", lbp, yunet, ultraface, ultraface640 = "ultraface-640", off
 
     /// The OpenCV cascade file (from Debian's opencv-data) behind each cascade backend.
-    var cascadeFile: String? {
+    package var cascadeFile: String? {
         switch self {
         case .haar: return "haarcascades/haarcascade_frontalface_default.xml"
         case .haarAlt2: return "haarcascades/haarcascade_frontalface_alt2.xml"
@@ -55,7 +55,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
 
     /// Folders searched for OpenCV's cascade files: $SIGHTLINE_OPENCV_DATA first, then the
     /// places Debian's and upstream's opencv-data install them.
-    static var dataDirectories: [String] {
+    package static var dataDirectories: [String] {
         var dirs = ["/usr/share/opencv4", "/usr/local/share/opencv4", "/usr/share/opencv"]
         if let custom = ProcessInfo.processInfo.environment["SIGHTLINE_OPENCV_DATA"] { dirs.insert(custom, at: 0) }
         return dirs
@@ -69,7 +69,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
 
     /// Whether the model's INT8 network runs: asked for (int8), one exists, on OpenVINO, and no
     /// other file was given.
-    var runsInt8Variant: Bool { precision == .int8 && modelPath == nil && runtime == .openvino && backend.model?.int8Variant != nil }
+    package var runsInt8Variant: Bool { precision == .int8 && modelPath == nil && runtime == .openvino && backend.model?.int8Variant != nil }
 
     /// The arithmetic the network runs in: int8 becomes f32 where there is no INT8 network
     /// (another backend, `--face-model`, OpenCV).
@@ -94,7 +94,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     }
 
     /// A setup failure with what to do about it, on one line.
-    func setupAdvice(_ error: InferenceError) -> String {
+    package func setupAdvice(_ error: InferenceError) -> String {
         switch error {
         case .runtimeMissing:
             return "\(error); install it with Scripts/install-deps.sh, or use --dnn-runtime opencv, or --faces haar-alt2, which needs nothing"
@@ -116,7 +116,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     }
 
     /// Full path of an opencv-data file such as "haarcascades/haarcascade_eye.xml".
-    static func dataFile(_ file: String, for detector: String) throws -> String {
+    package static func dataFile(_ file: String, for detector: String) throws -> String {
         for dir in dataDirectories {
             let path = dir + "/" + file
             if FileManager.default.isReadableFile(atPath: path) { return path }
@@ -128,7 +128,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
 }
 
 /// A face detector working on whole frames. Not thread-safe: one instance per worker.
-protocol FaceDetecting: AnyObject {
+package protocol FaceDetecting: AnyObject {
     func detect(_ frame: VideoFrame) throws -> [FaceObservation]
     /// Starts making ready, in the background, what detecting in frames of this displayed size
     /// needs (the first `detect` waits for it).
@@ -136,12 +136,12 @@ protocol FaceDetecting: AnyObject {
 }
 
 extension FaceDetecting {
-    func prepare(width: Int, height: Int) {}
+    package func prepare(width: Int, height: Int) {}
 }
 
 /// One worker's detector, or nil when faces are off. `workers`: the detectors that share the
 /// compiled network (a run's analysis threads).
-func makeFaceDetector(_ detector: ResolvedFaceDetector, workers: Int) throws -> FaceDetecting? {
+package func makeFaceDetector(_ detector: ResolvedFaceDetector, workers: Int) throws -> FaceDetecting? {
     if detector.model != nil {
         return try DNNFaceDetector(detector, workers: workers)
     }
@@ -190,7 +190,7 @@ public final class CascadeFaceDetector: FaceDetecting {
         }
     }
 
-    func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
+    package func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
         try detect(in: frame.luma, rotation: frame.rotation)
     }
 }
@@ -224,24 +224,24 @@ public final class DNNFaceDetector: FaceDetecting {
         }
     }
 
-    func prepare(width: Int, height: Int) {
+    package func prepare(width: Int, height: Int) {
         let input = inputSize(displayW: width, displayH: height)
         session.prepare(width: input.width, height: input.height)
     }
 
     /// Starts compiling the network for region searches, while the workers compile theirs.
-    func prepareRegionSearch() {
+    package func prepareRegionSearch() {
         session.prepare(width: Self.regionInputSide, height: Self.regionInputSide)
     }
 
     /// The side of the network's input for a region search: a region twice the face's size then
     /// shows the face at about 48 px, within the 40–60 px where the network finds faces best.
-    static let regionInputSide = 96
+    package static let regionInputSide = 96
 
     /// Faces in a region of the displayed frame (re-detecting a known face between full
     /// detections): the region's planes are scaled to a `regionInputSide` square, geometry is
     /// mapped back to displayed-frame pixels. Sorted by score, best first.
-    func detect(_ frame: VideoFrame, region: Box) throws -> [FaceObservation] {
+    package func detect(_ frame: VideoFrame, region: Box) throws -> [FaceObservation] {
         guard let (picture, rect) = frame.yuv(cropping: frame.rotation.coded(region)) else { return [] }
         let shown = frame.rotation.display(rect)
         let side = Self.regionInputSide
@@ -291,7 +291,7 @@ public final class DNNFaceDetector: FaceDetecting {
 
     /// Whether one whole-frame detection of `frame` gives the network fewer pixels than region
     /// searches of `regions` faces (a crowd): the network's time grows with its input's pixels.
-    func wholeFrameIsCheaper(_ frame: VideoFrame, regions: Int) -> Bool {
+    package func wholeFrameIsCheaper(_ frame: VideoFrame, regions: Int) -> Bool {
         let input = sizes(frame).input
         return regions * Self.regionInputSide * Self.regionInputSide > input.width * input.height
     }

@@ -17,7 +17,7 @@ public enum FaceModelKind: Sendable, Equatable {
     case centerface
 
     /// The output tensors decoded, in the order `decode` takes them.
-    var outputs: [String] {
+    package var outputs: [String] {
         switch self {
         case .yunetLegacy: return ["loc", "conf", "iou"]
         case .ultraface: return ["scores", "boxes"]
@@ -32,7 +32,7 @@ public enum FaceModelKind: Sendable, Equatable {
     }
 
     /// Channel order and value map of the input image.
-    var layout: InputLayout {
+    package var layout: InputLayout {
         switch self {
         case .yunetLegacy: return InputLayout(rgb: false, scale: 1, offset: 0)
         case .ultraface: return InputLayout(rgb: true, scale: 1.0 / 128, offset: -127.0 / 128)
@@ -45,7 +45,7 @@ public enum FaceModelKind: Sendable, Equatable {
     /// at 20 px in the input, recall 0.998 (threshold 0.4), at 16.7 px 0.74, at 25 px 1.000. On
     /// the dlib photos at full size, every box under it was a false positive (CenterFace 12–16 px,
     /// YuNet 18 px, UltraFace-640 18 px) and every face was above it (22 px and more).
-    static let smallestReliableFace = 20.0
+    package static let smallestReliableFace = 20.0
 
     /// The network input for a displayed frame of `width` x `height`: UltraFace's fixed size
     /// (aspect not kept: its priors are in the graph); otherwise the frame scaled down to
@@ -63,7 +63,7 @@ public enum FaceModelKind: Sendable, Equatable {
     }
 
     /// Faces in input-image pixels with a score of at least `threshold`, before overlap removal.
-    func decode(_ outputs: [Tensor], input: (width: Int, height: Int), threshold: Float) throws -> [FaceCandidate] {
+    package func decode(_ outputs: [Tensor], input: (width: Int, height: Int), threshold: Float) throws -> [FaceCandidate] {
         switch self {
         case .yunetLegacy: return try decodeYuNet(outputs, input: input, threshold: threshold)
         case .ultraface: return try decodeUltraFace(outputs, input: input, threshold: threshold)
@@ -75,7 +75,7 @@ public enum FaceModelKind: Sendable, Equatable {
 
     /// Prior boxes for an input of w x h, in the order of the model's outputs: level (steps 8,
     /// 16, 32, 64), row, column, size.
-    static func yunetPriors(width: Int, height: Int) -> [(cx: Float, cy: Float, size: Float)] {
+    package static func yunetPriors(width: Int, height: Int) -> [(cx: Float, cy: Float, size: Float)] {
         let steps: [Float] = [8, 16, 32, 64]
         let minSizes: [[Float]] = [[10, 16, 24], [32, 48], [64, 96], [128, 192, 256]]
         // The first three stride-2 stages: ceil for the first, floor after it.
@@ -198,15 +198,15 @@ extension KnownModel {
 }
 
 /// A face as a model gave it, in input-image pixels.
-struct FaceCandidate {
-    var x, y, w, h: Float
-    var score: Float
+package struct FaceCandidate {
+    package var x, y, w, h: Float
+    package var score: Float
     /// Empty, or x0, y0 … x4, y4: eyes, nose tip, mouth corners, the image's left first.
-    var landmarks: [Float]
+    package var landmarks: [Float]
 }
 
 /// OpenCV's non-maximum suppression (the boxes kept, best score first).
-func nonMaximumSuppression(_ candidates: [FaceCandidate], threshold: Float, overlap: Float) throws -> [Int] {
+package func nonMaximumSuppression(_ candidates: [FaceCandidate], threshold: Float, overlap: Float) throws -> [Int] {
     guard !candidates.isEmpty else { return [] }
     let boxes = candidates.flatMap { [$0.x, $0.y, $0.w, $0.h] }
     let scores = candidates.map(\.score)

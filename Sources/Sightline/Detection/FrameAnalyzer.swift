@@ -21,7 +21,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
 
     /// Starts making the face detector ready for frames of this displayed size in the
     /// background, so that it overlaps reading the input (a scan reads every packet first).
-    func prepare(width: Int, height: Int) { faceDetector?.prepare(width: width, height: height) }
+    package func prepare(width: Int, height: Int) { faceDetector?.prepare(width: width, height: height) }
 
     /// The record of a frame a live source delivered while every worker was busy: on the
     /// timeline, not analyzed. Reads only what the analyzer was built with, so any thread may call it.

@@ -11,7 +11,7 @@ public final class ZXingCodeReader: CodeReader {
 
     /// zxing-cpp's formats for one of our symbologies (the variants it reports are mapped back
     /// by `symbology(of:)`); empty when zxing-cpp cannot read it.
-    static func formats(of s: Symbology) -> [ZXing_BarcodeFormat] {
+    package static func formats(of s: Symbology) -> [ZXing_BarcodeFormat] {
         switch s {
         case .qr: return [ZXing_BarcodeFormat_QRCodeModel1, ZXing_BarcodeFormat_QRCodeModel2]
         case .microQR: return [ZXing_BarcodeFormat_MicroQRCode]
@@ -37,7 +37,7 @@ public final class ZXingCodeReader: CodeReader {
 
     /// The symbology of a format zxing-cpp reports (a variant, e.g. Code 39 extended), or nil for
     /// one we do not name.
-    static func symbology(of format: ZXing_BarcodeFormat) -> Symbology? {
+    package static func symbology(of format: ZXing_BarcodeFormat) -> Symbology? {
         if let s = symbologyOfFormat[format.rawValue] { return s }
         // Variants within a symbology (Code 39 extended, ITF-14, compact PDF417, Aztec runes…).
         return symbologyOfFamily[ZXing_BarcodeFormatSymbology(format).rawValue]
@@ -73,7 +73,7 @@ public final class ZXingCodeReader: CodeReader {
     }
 
     /// Symbologies zxing finds by their 2D structure (the rest are read along scan lines).
-    static let matrix: Set<Symbology> = [.qr, .microQR, .aztec, .dataMatrix, .pdf417, .maxiCode]
+    package static let matrix: Set<Symbology> = [.qr, .microQR, .aztec, .dataMatrix, .pdf417, .maxiCode]
 
     deinit { ZXing_ReaderOptions_delete(full) }
 
@@ -83,10 +83,10 @@ public final class ZXingCodeReader: CodeReader {
 
     /// One symbol as zxing-cpp reported it, corners in pixels of the picture it read.
     private struct Found {
-        var symbology: Symbology
-        var text: String
-        var bytes: [UInt8]
-        var corners: [(x: Double, y: Double)]
+        package var symbology: Symbology
+        package var text: String
+        package var bytes: [UInt8]
+        package var corners: [(x: Double, y: Double)]
     }
 
     private func observation(_ f: Found, in gray: GrayImage, rotation: Rotation) -> CodeObservation {
@@ -137,7 +137,7 @@ public final class ZXingCodeReader: CodeReader {
 }
 
 extension CodeBinarizer {
-    var zxing: ZXing_Binarizer {
+    package var zxing: ZXing_Binarizer {
         switch self {
         case .localAverage: return ZXing_Binarizer_LocalAverage
         case .globalHistogram: return ZXing_Binarizer_GlobalHistogram
@@ -148,7 +148,7 @@ extension CodeBinarizer {
 }
 
 extension CodeTextMode {
-    var zxing: ZXing_TextMode {
+    package var zxing: ZXing_TextMode {
         switch self {
         case .plain: return ZXing_TextMode_Plain
         case .eci: return ZXing_TextMode_ECI

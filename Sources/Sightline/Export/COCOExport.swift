@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// COCO JSON for a video, in the layout video-aware COCO readers share (COCO-VID, TAO): one `videos`

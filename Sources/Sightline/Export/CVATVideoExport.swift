@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// CVAT for video 1.1 XML (the "CVAT for video" export and import format of CVAT): the task's meta

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// The annotation formats `sightline export` writes.

@@ -34,13 +34,13 @@ public struct FaceEmbedding: Sendable, Equatable {
 /// A face aligned for SFace by its five landmarks: 112×112, planar R, G, B bytes. Small (37 KB),
 /// so a run can keep a face and embed it only when a link needs it (`IdentityClustering`).
 public struct AlignedFace: Sendable {
-    let pixels: [UInt8]
+    package let pixels: [UInt8]
 
-    init(pixels: [UInt8]) { self.pixels = pixels }
+    package init(pixels: [UInt8]) { self.pixels = pixels }
 
     /// The face with `landmarks` (displayed-frame pixels) in `frame`, through the similarity
     /// transform onto the ArcFace template (bilinear).
-    init(_ frame: VideoFrame, landmarks: FaceLandmarks) throws {
+    package init(_ frame: VideoFrame, landmarks: FaceLandmarks) throws {
         let rotation = frame.rotation
         let points = [landmarks.leftEye, landmarks.rightEye, landmarks.nose, landmarks.mouthLeft, landmarks.mouthRight]
             .map { rotation.coded($0) }.flatMap { [Float($0.x), Float($0.y)] }
@@ -56,21 +56,21 @@ public struct AlignedFace: Sendable {
 }
 
 /// Runs SFace on aligned faces, through the inference layer. One per thread.
-final class FaceEmbedder {
-    static let size = 112
+package final class FaceEmbedder {
+    package static let size = 112
     private let session: InferenceSession
     private var pixels = [Float](repeating: 0, count: 3 * FaceEmbedder.size * FaceEmbedder.size)
 
     /// `workers`: embedders sharing the compiled model (one per lane). SFace (37 MB; about 0.2 s
     /// of CPU to read and compile) is compiled at the first embedding, which many runs never need
     /// (`IdentityClustering`); the installed copy's sha256 has been checked, so it is not read before.
-    init(model: ModelFile, runtime: DNNRuntime, workers: Int = 1) throws {
+    package init(model: ModelFile, runtime: DNNRuntime, workers: Int = 1) throws {
         session = try makeInferenceSession(runtime: runtime, modelPath: model.path, outputs: ["fc1"], workers: workers,
                                            knownSHA256: model.verified ? model.sha256 : nil)
     }
 
     /// SFace's file: `path` (--identity-model) as given, or the installed copy, checked.
-    static func model(path: String?, store: ModelStore = ModelStore()) throws -> ModelFile {
+    package static func model(path: String?, store: ModelStore = ModelStore()) throws -> ModelFile {
         let sface = KnownModel.sface
         if let path, !FileManager.default.isReadableFile(atPath: path) {
             throw SightlineError.detectorUnavailable(name: sface.name, reason: "--identity-model \(path): not a readable file")
@@ -82,9 +82,9 @@ final class FaceEmbedder {
     }
 
     /// Starts compiling SFace in the background (the first embedding waits for it).
-    func prepare() { session.prepare(width: Self.size, height: Self.size) }
+    package func prepare() { session.prepare(width: Self.size, height: Self.size) }
 
-    func embed(_ face: AlignedFace) throws -> FaceEmbedding {
+    package func embed(_ face: AlignedFace) throws -> FaceEmbedding {
         // SFace takes RGB 0..255 as floats, unscaled.
         for i in pixels.indices { pixels[i] = Float(face.pixels[i]) }
         let outputs = try pixels.withUnsafeBufferPointer { buffer in

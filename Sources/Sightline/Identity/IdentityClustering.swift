@@ -21,23 +21,23 @@ public final class IdentityClustering {
     public let samples: Int
     private let embed: Embed?
     /// Aligned faces waiting, at most (37 KB each): beyond, every waiting face is embedded.
-    static let maxAligned = 256
+    package static let maxAligned = 256
     private var alignedCount = 0
 
     private struct TrackState {
         /// The highest-ranked samples, and their mean once none waits to be embedded (kept with
         /// them: linking reads every person's tracks' means for each new track).
-        private(set) var samples: [LinkSample] = []
-        private(set) var embedding: FaceEmbedding?
-        var identity: Int?
+        package private(set) var samples: [LinkSample] = []
+        package private(set) var embedding: FaceEmbedding?
+        package var identity: Int?
         /// Other face tracks seen in the same frame as this one.
-        var together = Set<Int>()
+        package var together = Set<Int>()
 
         /// The samples' faces waiting to be embedded.
-        var aligned: [AlignedFace] { samples.compactMap(\.aligned) }
-        var waiting: Int { samples.count { $0.aligned != nil } }
+        package var aligned: [AlignedFace] { samples.compactMap(\.aligned) }
+        package var waiting: Int { samples.count { $0.aligned != nil } }
 
-        mutating func add(_ sample: LinkSample, keeping count: Int) {
+        package mutating func add(_ sample: LinkSample, keeping count: Int) {
             samples.append(sample)
             samples.sort(by: LinkSample.ranked)
             if samples.count > count { samples.removeLast() }
@@ -45,7 +45,7 @@ public final class IdentityClustering {
         }
 
         /// Takes the embeddings of `aligned`, in its order.
-        mutating func embedded(_ embeddings: some Sequence<FaceEmbedding?>) {
+        package mutating func embedded(_ embeddings: some Sequence<FaceEmbedding?>) {
             var next = embeddings.makeIterator()
             for i in samples.indices where samples[i].aligned != nil {
                 samples[i].face = next.next().flatMap { $0.map(LinkSample.Face.embedded) } ?? .failed

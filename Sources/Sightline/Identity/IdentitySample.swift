@@ -20,7 +20,7 @@ public struct IdentitySample: Sendable, Equatable {
     }
 
     /// The sample as linking takes it.
-    var link: LinkSample { LinkSample(track: track, frame: frame, score: score, box: box, face: .embedded(embedding)) }
+    package var link: LinkSample { LinkSample(track: track, frame: frame, score: score, box: box, face: .embedded(embedding)) }
 }
 
 /// A sampled face as linking takes it: embedded, or aligned and embedded only when a link compares
@@ -38,18 +38,18 @@ public struct LinkSample: Sendable {
     public var box: Box
     public var face: Face
 
-    var embedding: FaceEmbedding? {
+    package var embedding: FaceEmbedding? {
         if case .embedded(let embedding) = face { return embedding }
         return nil
     }
 
-    var aligned: AlignedFace? {
+    package var aligned: AlignedFace? {
         if case .aligned(let face) = face { return face }
         return nil
     }
 
     /// Higher scores first, the earlier frame first among equals.
-    static func ranked(_ a: LinkSample, _ b: LinkSample) -> Bool {
+    package static func ranked(_ a: LinkSample, _ b: LinkSample) -> Bool {
         a.score != b.score ? a.score > b.score : a.frame < b.frame
     }
 }

@@ -15,33 +15,33 @@ import SightlineFrames
 /// folder; the least recently used go when there are more than `capacity`. The cache only saves
 /// time: a folder that cannot be written is not an error.
 /// `SIGHTLINE_COMPILED_CACHE=off` turns it off; the folder can be deleted at any time.
-struct CompiledModelCache: Sendable {
-    let directory: String
+package struct CompiledModelCache: Sendable {
+    package let directory: String
     /// The most networks kept (about 7.5 MB each for CenterFace); the least recently used go first.
-    let capacity: Int
+    package let capacity: Int
 
     /// The cache for this user, or nil when turned off.
-    init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard environment["SIGHTLINE_COMPILED_CACHE"] != "off" else { return nil }
         self.init(directory: ModelStore.cacheRoot(environment: environment) + "/compiled")
     }
 
-    init(directory: String, capacity: Int = 32) {
+    package init(directory: String, capacity: Int = 32) {
         self.directory = directory
         self.capacity = capacity
     }
 
     /// What a compiled network depends on, one fact per line.
-    struct Key: Sendable {
-        var modelSHA256: String
-        var runtimeVersion: String
-        var width: Int
-        var height: Int
-        var streams: Int
-        var threads: Int
-        var precision: DNNPrecision
+    package struct Key: Sendable {
+        package var modelSHA256: String
+        package var runtimeVersion: String
+        package var width: Int
+        package var height: Int
+        package var streams: Int
+        package var threads: Int
+        package var precision: DNNPrecision
 
-        var text: String {
+        package var text: String {
             """
             model sha256 \(modelSHA256)
             openvino \(runtimeVersion)
@@ -52,7 +52,7 @@ struct CompiledModelCache: Sendable {
         }
 
         /// The CPU's model name and a digest of its instruction flags.
-        static let cpu: String = {
+        package static let cpu: String = {
             let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
             func field(_ name: String) -> String {
                 info.split(separator: "\n").first { $0.hasPrefix(name) }
@@ -63,13 +63,13 @@ struct CompiledModelCache: Sendable {
         }()
     }
 
-    func path(for key: Key) -> String {
+    package func path(for key: Key) -> String {
         directory + "/" + SHA256.hex(of: Data(key.text.utf8)) + ".ovnet"
     }
 
     /// The compiled network kept for `key`, checked, or nil (a slice of the file read, not a
     /// copy). A file used is marked as recently used.
-    func load(_ key: Key) -> Data? {
+    package func load(_ key: Key) -> Data? {
         let path = path(for: key)
         guard let file = FileManager.default.contents(atPath: path),
               let end = file.firstRange(of: Data("\n\n".utf8)) else { return nil }
@@ -80,7 +80,7 @@ struct CompiledModelCache: Sendable {
     }
 
     /// Keeps the network `export` writes to the path it is given (true when it did).
-    func store(_ key: Key, export: (String) -> Bool) {
+    package func store(_ key: Key, export: (String) -> Bool) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = path(for: key)
         let scratch = path + ".\(getpid()).export"

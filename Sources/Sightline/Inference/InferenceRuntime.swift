@@ -24,25 +24,25 @@ public enum DNNPrecision: String, CaseIterable, Sendable {
     case bf16
 
     /// OpenVINO's INFERENCE_PRECISION_HINT: what the layers that are not quantized compute in.
-    var inferenceHint: String { self == .bf16 ? "bf16" : "f32" }
+    package var inferenceHint: String { self == .bf16 ? "bf16" : "f32" }
 }
 
 /// One output of a network run: a view of the runtime's buffer, valid until the session runs
 /// again (not copied: CenterFace's outputs at 1920x1088 are 7.8 MB a frame).
-struct Tensor {
-    let values: UnsafeBufferPointer<Float>
+package struct Tensor {
+    package let values: UnsafeBufferPointer<Float>
 }
 
 /// The network input: 1 x 3 x height x width floats, as made by `NetworkInput`.
-struct NetworkInputImage {
-    let width: Int
-    let height: Int
+package struct NetworkInputImage {
+    package let width: Int
+    package let height: Int
     /// Valid until the next `NetworkInput.make`.
-    let data: UnsafePointer<Float>
+    package let data: UnsafePointer<Float>
 }
 
 /// A network ready to run, owned by one worker (not thread-safe).
-protocol InferenceSession: AnyObject {
+package protocol InferenceSession: AnyObject {
     /// Runs the network on `input`; the outputs in the order the session was made with.
     func run(_ input: NetworkInputImage) throws -> [Tensor]
     /// Starts making the network ready for a `width` x `height` input on another thread, so the
@@ -51,7 +51,7 @@ protocol InferenceSession: AnyObject {
 }
 
 extension InferenceSession {
-    func prepare(width: Int, height: Int) {}
+    package func prepare(width: Int, height: Int) {}
 }
 
 /// What the inference layer reports. Setup failures (`runtimeMissing`, `modelUnusable`,
@@ -80,8 +80,8 @@ public enum InferenceError: Error, CustomStringConvertible, Sendable {
 /// `knownSHA256`: the file is a known model (its sha256 matched this), so OpenVINO does not read
 /// it to check its input and outputs before it first compiles it, and keeps it compiled between
 /// runs (`CompiledModelCache`).
-func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int,
-                          precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> InferenceSession {
+package func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int,
+                                  precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> InferenceSession {
     switch runtime {
     case .openvino:
         return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, workers: workers,

@@ -5,10 +5,10 @@ import SightlineMedia
 
 /// Makes a network's input image from a frame's planes, once per frame, with reused buffers
 /// (CVision's dnn.cpp). Not thread-safe: one per worker.
-final class NetworkInput {
+package final class NetworkInput {
     private let handle: OpaquePointer
 
-    init() throws {
+    package init() throws {
         guard let handle = slv_dnn_input_create() else { throw InferenceError.failed("out of memory for the network input") }
         self.handle = handle
     }
@@ -17,13 +17,13 @@ final class NetworkInput {
 
     /// The frame at `width` x `height`, turned for display, in the model's channel order and
     /// value range; in colour when `color` and the frame has chroma planes.
-    func make(_ frame: VideoFrame, width: Int, height: Int, layout: InputLayout, color: Bool) throws -> NetworkInputImage {
+    package func make(_ frame: VideoFrame, width: Int, height: Int, layout: InputLayout, color: Bool) throws -> NetworkInputImage {
         try make(frame.yuv, rotation: frame.rotation, width: width, height: height, layout: layout, color: color)
     }
 
     /// The same from a picture's planes (a whole frame's, or a region's: `VideoFrame.yuv(cropping:)`).
-    func make(_ picture: slv_yuv_image, rotation: Rotation, width: Int, height: Int, layout: InputLayout,
-              color: Bool) throws -> NetworkInputImage {
+    package func make(_ picture: slv_yuv_image, rotation: Rotation, width: Int, height: Int, layout: InputLayout,
+                      color: Bool) throws -> NetworkInputImage {
         var image = picture
         var o = slv_dnn_input_options()
         o.width = Int32(width)
@@ -43,8 +43,8 @@ final class NetworkInput {
 
 /// How a network wants its input image: channel order and the map from 0..255 to its values
 /// (value × scale + offset).
-struct InputLayout {
-    var rgb: Bool
-    var scale: Float
-    var offset: Float
+package struct InputLayout {
+    package var rgb: Bool
+    package var scale: Float
+    package var offset: Float
 }

@@ -3,12 +3,12 @@ import Foundation
 import SightlineFrames
 
 /// An ONNX network run by OpenCV's dnn module, one thread, for one worker.
-final class OpenCVSession: InferenceSession {
+package final class OpenCVSession: InferenceSession {
     private let handle: OpaquePointer
     private let outputCount: Int
     private var results: [slv_tensor]
 
-    init(modelPath: String, outputs: [String]) throws {
+    package init(modelPath: String, outputs: [String]) throws {
         var error = [CChar](repeating: 0, count: 1024)
         let names = outputs.map { strdup($0) }
         defer { names.forEach { free($0) } }
@@ -27,7 +27,7 @@ final class OpenCVSession: InferenceSession {
 
     deinit { slv_cv_net_destroy(handle) }
 
-    func run(_ input: NetworkInputImage) throws -> [Tensor] {
+    package func run(_ input: NetworkInputImage) throws -> [Tensor] {
         var error = [CChar](repeating: 0, count: 512)
         guard slv_cv_net_run(handle, input.data, Int32(input.width), Int32(input.height), &results, &error, error.count) == 0 else {
             throw InferenceError.failed("OpenCV DNN: " + error.cString)

@@ -7,7 +7,7 @@ import SightlineFrames
 /// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps one compiled model
 /// per model file and input size, shared by every worker (`requestsPerStream`); each
 /// worker makes its own infer request.
-final class OpenVINORuntime: @unchecked Sendable {
+package final class OpenVINORuntime: @unchecked Sendable {
     // @unchecked Sendable: `api` is immutable after loading; the table of compiled models is
     // used under `state`'s lock, each model is compiled under its slot's lock (OpenVINO's core is
     // thread-safe), and infer requests belong to one worker each.
@@ -15,9 +15,9 @@ final class OpenVINORuntime: @unchecked Sendable {
     /// Where libopenvino_c is looked for: `$SIGHTLINE_OPENVINO_LIBRARY` when set (another
     /// installation, or a path that does not exist to run as on a machine without OpenVINO),
     /// else the install script's prefix, then the dynamic loader's own search.
-    static let installedLibrary = "/opt/sightline/openvino-2026.4.1/lib/libopenvino_c.so.2641"
+    package static let installedLibrary = "/opt/sightline/openvino-2026.4.1/lib/libopenvino_c.so.2641"
 
-    static func libraryCandidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    package static func libraryCandidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         if let custom = environment["SIGHTLINE_OPENVINO_LIBRARY"], !custom.isEmpty { return [custom] }
         return [installedLibrary, "libopenvino_c.so.2641"]
     }
@@ -26,21 +26,21 @@ final class OpenVINORuntime: @unchecked Sendable {
         .mapError { $0 as? InferenceError ?? .failed("\($0)") }
 
     /// The process's runtime, loaded on first use.
-    static func loaded() throws -> OpenVINORuntime { try shared.get() }
+    package static func loaded() throws -> OpenVINORuntime { try shared.get() }
 
-    let api: slv_openvino_api
+    package let api: slv_openvino_api
     /// "2026.4.1-…" (OpenVINO's build number).
-    let version: String
+    package let version: String
 
     private struct Key: Hashable { var path: String; var width: Int; var height: Int; var workers: Int; var precision: DNNPrecision }
     private struct State {
-        var core: OpaquePointer
-        var compiled: [Key: CompileSlot] = [:]
+        package var core: OpaquePointer
+        package var compiled: [Key: CompileSlot] = [:]
         /// Model files already checked, with the outputs asked for (each worker's session asks).
-        var validated: Set<[String]> = []
+        package var validated: Set<[String]> = []
         /// A checked model not compiled yet, by file and outputs: the first compilation takes it
         /// instead of reading the file again (SFace takes about 70 ms to read).
-        var unused: [[String]: OpaquePointer] = [:]
+        package var unused: [[String]: OpaquePointer] = [:]
     }
     private let state: Mutex<State>
 
@@ -48,23 +48,23 @@ final class OpenVINORuntime: @unchecked Sendable {
     /// runtime's lock, so models of other sizes compile at the same time on other threads), and
     /// later callers wait for it and share it, or its error.
     private final class CompileSlot: Sendable {
-        let made = Mutex<Result<CompiledModel, InferenceError>?>(nil)
+        package let made = Mutex<Result<CompiledModel, InferenceError>?>(nil)
     }
 
     /// A compiled model; freed with the runtime (never: it lives for the process).
-    final class CompiledModel: @unchecked Sendable {
+    package final class CompiledModel: @unchecked Sendable {
         // @unchecked Sendable: OpenVINO's compiled models may make infer requests from any thread.
-        let handle: OpaquePointer
+        package let handle: OpaquePointer
         /// The exported network an imported model was made from: OpenVINO keeps using its bytes
         /// (the weights are not copied), so they are kept as long as the model, for the process.
         private let imported: UnsafeMutableRawBufferPointer?
-        init(handle: OpaquePointer, imported: UnsafeMutableRawBufferPointer? = nil) {
+        package init(handle: OpaquePointer, imported: UnsafeMutableRawBufferPointer? = nil) {
             self.handle = handle
             self.imported = imported
         }
 
         /// True when made from a network kept in the cache.
-        var wasImported: Bool { imported != nil }
+        package var wasImported: Bool { imported != nil }
     }
 
     private init() throws {
@@ -103,7 +103,7 @@ final class OpenVINORuntime: @unchecked Sendable {
     }
 
     /// OpenVINO's message for a failed call: its last error, else the status's description.
-    static func message(_ api: slv_openvino_api, _ status: ov_status_e) -> String {
+    package static func message(_ api: slv_openvino_api, _ status: ov_status_e) -> String {
         if let last = api.get_last_err_msg(), case let text = String(cString: last).trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
             // Its messages span lines (file, line, check); one line for ours.
             return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
@@ -156,7 +156,7 @@ final class OpenVINORuntime: @unchecked Sendable {
 
     /// Checks the model file (readable, one input, these outputs) without compiling it, once per
     /// process: reading CenterFace takes about 50 ms, and every worker's session asks.
-    func validate(path: String, outputs: [String]) throws {
+    package func validate(path: String, outputs: [String]) throws {
         try state.withLock { state in
             guard !state.validated.contains([path] + outputs) else { return }
             state.unused[[path] + outputs] = try readModel(state.core, path: path, outputs: outputs)
@@ -166,16 +166,16 @@ final class OpenVINORuntime: @unchecked Sendable {
 
     /// Compilations started ahead of use (`InferenceSession.prepare`). The process waits for
     /// them before it exits: OpenVINO must not be torn down under a thread still compiling.
-    static let background = DispatchQueue(label: "sightline.openvino.prepare", attributes: .concurrent)
-    static let preparing: DispatchGroup = {
+    package static let background = DispatchQueue(label: "sightline.openvino.prepare", attributes: .concurrent)
+    package static let preparing: DispatchGroup = {
         atexit { OpenVINORuntime.preparing.wait() }
         return DispatchGroup()
     }()
 
     /// glibc malloc arenas for the whole process, set when OpenVINO is first loaded.
-    static let mallocArenas: Int32 = 2
+    package static let mallocArenas: Int32 = 2
     /// Allocations from this size get a mapping of their own (see the shim).
-    static let mmapThreshold: Int32 = 1 << 20
+    package static let mmapThreshold: Int32 = 1 << 20
 
     /// Infer requests per stream for an input of `width` x `height`. One stream per worker, each
     /// on one thread, is the faster way on 2 cores: at 640x352 (720p's default input) it took the
@@ -184,16 +184,16 @@ final class OpenVINORuntime: @unchecked Sendable {
     /// A stream's activation buffers grow with the input (CenterFace at 960x544: about 75 MB
     /// each), so above `maxPixelsPerWorkerStream` two workers share a stream: at 1080p that
     /// keeps about 60 MiB off the peak RSS.
-    static func requestsPerStream(width: Int, height: Int) -> Int {
+    package static func requestsPerStream(width: Int, height: Int) -> Int {
         width * height <= maxPixelsPerWorkerStream ? 1 : 2
     }
-    static let maxPixelsPerWorkerStream = 640 * 384
+    package static let maxPixelsPerWorkerStream = 640 * 384
 
     /// The model compiled for a 1 x 3 x height x width input, for `workers` workers (one thread
     /// each) and the arithmetic `precision`: made by the first worker that asks, shared by the
     /// others. A known model (`knownSHA256`) goes through the compiled-model cache.
-    func compiled(path: String, outputs: [String], width: Int, height: Int, workers: Int,
-                  precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> CompiledModel {
+    package func compiled(path: String, outputs: [String], width: Int, height: Int, workers: Int,
+                          precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> CompiledModel {
         let key = Key(path: path, width: width, height: height, workers: workers, precision: precision)
         let perStream = Self.requestsPerStream(width: width, height: height)
         let streams = (max(1, workers) + perStream - 1) / perStream
@@ -215,8 +215,8 @@ final class OpenVINORuntime: @unchecked Sendable {
 
     /// Compiles the model; a known model (`knownSHA256`) is imported from `cache` when it was
     /// kept there, and kept there when it was not.
-    func compileOrImport(path: String, outputs: [String], width: Int, height: Int, streams: Int, threads: Int,
-                         precision: DNNPrecision, knownSHA256: String?, cache: CompiledModelCache?) throws -> CompiledModel {
+    package func compileOrImport(path: String, outputs: [String], width: Int, height: Int, streams: Int, threads: Int,
+                                 precision: DNNPrecision, knownSHA256: String?, cache: CompiledModelCache?) throws -> CompiledModel {
         let core = state.withLock { $0.core }
         let key = knownSHA256.map {
             CompiledModelCache.Key(modelSHA256: $0, runtimeVersion: version, width: width, height: height,
@@ -294,7 +294,7 @@ final class OpenVINORuntime: @unchecked Sendable {
 }
 
 /// One worker's infer request on the shared compiled model (one per input size the frames need).
-final class OpenVINOSession: InferenceSession {
+package final class OpenVINOSession: InferenceSession {
     private let runtime: OpenVINORuntime
     private let modelPath: String
     private let outputs: [String]
@@ -307,8 +307,8 @@ final class OpenVINOSession: InferenceSession {
 
     /// Checks the model now (unless it is a known model, `knownSHA256`); compiles (or takes the
     /// shared compiled model) at the first frame, when the input size is known.
-    init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, precision: DNNPrecision = .f32,
-         knownSHA256: String? = nil) throws {
+    package init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, precision: DNNPrecision = .f32,
+                 knownSHA256: String? = nil) throws {
         self.runtime = runtime
         self.precision = precision
         self.modelPath = modelPath
@@ -320,7 +320,7 @@ final class OpenVINOSession: InferenceSession {
 
     deinit { requests.values.forEach { runtime.api.infer_request_free($0) } }
 
-    func prepare(width: Int, height: Int) {
+    package func prepare(width: Int, height: Int) {
         // Only the shared compiled model: the infer requests belong to the session's thread.
         let (runtime, path, outputs, workers, precision, sha256) = (runtime, modelPath, outputs, workers, precision, knownSHA256)
         OpenVINORuntime.background.async(group: OpenVINORuntime.preparing) {
@@ -343,7 +343,7 @@ final class OpenVINOSession: InferenceSession {
         return request
     }
 
-    func run(_ input: NetworkInputImage) throws -> [Tensor] {
+    package func run(_ input: NetworkInputImage) throws -> [Tensor] {
         let api = runtime.api
         let request = try request(width: input.width, height: input.height)
         func check(_ status: ov_status_e, _ what: String) throws {

@@ -3,14 +3,14 @@ import Foundation
 import SightlineFrames
 
 /// Why a download failed; the description is the reason `models fetch` prints.
-enum DownloadError: Error, CustomStringConvertible {
+package enum DownloadError: Error, CustomStringConvertible {
     case setup
     case cutShort(received: Int, expected: Int)
     case status(Int)
     case tooLarge(limit: Int)
     case transfer(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .setup: return "cannot set up libcurl"
         case let .cutShort(received, expected): return "the connection closed after \(received) of \(expected) bytes"
@@ -28,7 +28,7 @@ enum DownloadError: Error, CustomStringConvertible {
 /// libcurl directly, not Foundation's URLSession: URLSession stops the process with a fatal error
 /// ("Transfer completed, but there's no response") when a server closes the connection inside its
 /// headers, which any server can do (Tests/Regressions/fuzz/FuzzModelFetch).
-final class HTTPDownload {
+package final class HTTPDownload {
     private let sink: (Data) throws -> Void
     private let limit: Int
     private var failure: Error?
@@ -46,7 +46,7 @@ final class HTTPDownload {
 
     /// Downloads `url`; returns when the transfer is complete, or throws.
     /// `timeout`: seconds without any data before giving up.
-    static func run(url: URL, limit: Int, timeout: TimeInterval = 30, sink: @escaping (Data) throws -> Void) throws {
+    package static func run(url: URL, limit: Int, timeout: TimeInterval = 30, sink: @escaping (Data) throws -> Void) throws {
         guard initialized, let curl = curl_easy_init() else { throw DownloadError.setup }
         defer { curl_easy_cleanup(curl) }
         let download = HTTPDownload(curl: curl, limit: limit, sink: sink)

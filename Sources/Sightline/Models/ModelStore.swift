@@ -42,7 +42,7 @@ public struct ModelStore: Sendable {
     }
 
     /// Sightline's per-user cache: `$XDG_CACHE_HOME/sightline`, or `~/.cache/sightline`.
-    static func cacheRoot(environment: [String: String]) -> String {
+    package static func cacheRoot(environment: [String: String]) -> String {
         var cache = environment["XDG_CACHE_HOME"] ?? ""
         if !cache.hasPrefix("/") {   // the XDG spec: relative values are ignored
             let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
@@ -63,7 +63,7 @@ public struct ModelStore: Sendable {
 
     /// A model the install makes (`madeBy`) whose bytes differ from the pinned ones on this CPU
     /// kind, but which its script checked and installed: `PATH.sha256` holds "PINNED ACTUAL".
-    static func madeHere(_ model: KnownModel, at path: String, sha256: String) -> Bool {
+    package static func madeHere(_ model: KnownModel, at path: String, sha256: String) -> Bool {
         guard model.madeBy != nil, let note = try? String(contentsOfFile: path + ".sha256", encoding: .utf8) else { return false }
         return note.trimmingCharacters(in: .whitespacesAndNewlines) == "\(model.sha256) \(sha256)"
     }
@@ -213,7 +213,7 @@ public struct ModelStore: Sendable {
         }
     }
 
-    static func reason(_ error: Error) -> String {
+    package static func reason(_ error: Error) -> String {
         if let error = error as? SightlineError { return error.description }
         if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
            underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {

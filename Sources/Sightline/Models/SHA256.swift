@@ -3,10 +3,10 @@ import Foundation
 import SightlineFrames
 
 /// Incremental SHA-256, computed by FFmpeg's libavutil (already linked for decoding).
-final class SHA256 {
+package final class SHA256 {
     private let context: OpaquePointer
 
-    init() {
+    package init() {
         guard let context = av_sha_alloc() else { fatalError("out of memory allocating a SHA-256 context") }
         av_sha_init(context, 256)
         self.context = context
@@ -14,29 +14,29 @@ final class SHA256 {
 
     deinit { av_free(UnsafeMutableRawPointer(context)) }
 
-    func update(_ bytes: UnsafeRawBufferPointer) {
+    package func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         av_sha_update(context, base.assumingMemoryBound(to: UInt8.self), bytes.count)
     }
 
-    func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
+    package func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
     /// The digest as lowercase hex; the hasher must not be used afterwards.
-    func finalize() -> String {
+    package func finalize() -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         av_sha_final(context, &digest)
         return digest.map { String(format: "%02x", $0) }.joined()
     }
 
     /// The SHA-256 of `data`.
-    static func hex(of data: Data) -> String {
+    package static func hex(of data: Data) -> String {
         let hasher = SHA256()
         hasher.update(data)
         return hasher.finalize()
     }
 
     /// The SHA-256 of a file's contents, read in chunks.
-    static func hex(ofFile path: String) throws -> String {
+    package static func hex(ofFile path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw SightlineError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
         }

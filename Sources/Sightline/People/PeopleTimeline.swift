@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// The people of one or more record files (`sightline people`): each file's identity records,

@@ -55,5 +55,5 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// `value` with `digits` decimals; never "-0.00", never NaN or infinity (written as 0).
-    static func format(_ value: Double, digits: Int) -> String { Precision.format(value, digits: digits) }
+    package static func format(_ value: Double, digits: Int) -> String { Precision.format(value, digits: digits) }
 }

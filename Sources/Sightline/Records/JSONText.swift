@@ -6,10 +6,10 @@ import SightlineFrames
 /// (String, NSNumber, Bool, NSNull, [Any], [String: Any]), built as native Swift containers: record
 /// files of a million lines are read several times faster than through JSONSerialization, whose
 /// containers are bridged again on every cast.
-enum JSONText {
+package enum JSONText {
     /// The value of `bytes` (leading and trailing blanks ignored), or nil when it is not exactly one
     /// JSON text.
-    static func parse(_ bytes: some Collection<UInt8>) -> Any? {
+    package static func parse(_ bytes: some Collection<UInt8>) -> Any? {
         let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         var text = Array(bytes)
         while let last = text.last, blank(last) { text.removeLast() }

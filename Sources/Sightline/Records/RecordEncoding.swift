@@ -2,18 +2,18 @@ import Foundation
 import SightlineFrames
 
 extension Box {
-    var json: JSON {
+    package var json: JSON {
         .object([("x", .fixed(x, digits: Precision.pixels)), ("y", .fixed(y, digits: Precision.pixels)),
                  ("w", .fixed(w, digits: Precision.pixels)), ("h", .fixed(h, digits: Precision.pixels))])
     }
 }
 
 extension Point {
-    var json: JSON { .array([.fixed(x, digits: Precision.pixels), .fixed(y, digits: Precision.pixels)]) }
+    package var json: JSON { .array([.fixed(x, digits: Precision.pixels), .fixed(y, digits: Precision.pixels)]) }
 }
 
 extension FaceObservation {
-    var json: JSON {
+    package var json: JSON {
         var members: [(String, JSON)] = []
         if let track { members.append(("track", .int(Int64(track)))) }
         if let identity { members.append(("identity", .int(Int64(identity)))) }
@@ -34,14 +34,14 @@ extension FaceObservation {
 }
 
 extension FaceLandmarks {
-    var json: JSON {
+    package var json: JSON {
         .object([("left_eye", leftEye.json), ("right_eye", rightEye.json), ("nose", nose.json),
                  ("mouth_left", mouthLeft.json), ("mouth_right", mouthRight.json)])
     }
 }
 
 extension CodeObservation {
-    var json: JSON {
+    package var json: JSON {
         var members: [(String, JSON)] = []
         if let track { members.append(("track", .int(Int64(track)))) }
         members += [("symbology", .string(symbology.rawValue)), ("text", .string(text))]
@@ -59,7 +59,7 @@ private func rational(_ r: (num: Int, den: Int)) -> JSON { .array([.int(Int64(r.
 extension ResolvedFaceDetector {
     /// The face detector's settings as the `stream` and `scan` records give them; the network
     /// input only for a known frame size.
-    func recordJSON(frameSize: (width: Int, height: Int)?) -> JSON {
+    package func recordJSON(frameSize: (width: Int, height: Int)?) -> JSON {
         let options = self.options
         var members: [(String, JSON)] = [("backend", .string(backend.rawValue))]
         if let known = backend.model {
@@ -96,7 +96,7 @@ extension ResolvedFaceDetector {
 extension CodeReaderOptions {
     /// The code reader's settings as the `stream` and `scan` records give them; `fullEvery`: the
     /// whole-frame search's stride (nil: every frame analyzed gets it).
-    func recordJSON(fullEvery: Int?) -> JSON {
+    package func recordJSON(fullEvery: Int?) -> JSON {
         var members: [(String, JSON)] = [("backend", .string(backend.rawValue))]
         if backend != .off {
             members.append(("symbologies", .array(effectiveSymbologies.map { .string($0.rawValue) })))
@@ -227,7 +227,7 @@ extension CutRecord {
 
 extension FrameSize {
     /// [width, height].
-    var json: JSON { .array([.int(Int64(width)), .int(Int64(height))]) }
+    package var json: JSON { .array([.int(Int64(width)), .int(Int64(height))]) }
 }
 
 extension DiscontinuityRecord {
@@ -300,7 +300,7 @@ extension SummaryRecord {
 extension SummaryRecord {
     /// A summary record as written (`json` parsed), for the counts a reader cannot count again
     /// from the frame and track records.
-    init(json o: [String: Any]) {
+    package init(json o: [String: Any]) {
         self.init()
         func count(_ key: String) -> Int { (o[key] as? NSNumber)?.intValue ?? 0 }
         frames = count("frames")

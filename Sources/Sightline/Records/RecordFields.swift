@@ -7,9 +7,9 @@ import SightlineFrames
 /// untyped JSON leaves this layer.
 public struct RecordFields {
     /// The parsed object, for the decoders in this layer.
-    let object: [String: Any]
+    package let object: [String: Any]
 
-    init(_ object: [String: Any]) { self.object = object }
+    package init(_ object: [String: Any]) { self.object = object }
 
     /// One line of a JSON Lines file; nil when it is not exactly one JSON object.
     public init?(line: some Collection<UInt8>) {
@@ -48,14 +48,14 @@ public struct RecordFields {
 }
 
 /// A finite JSON number.
-func recordNumber(_ value: Any?) -> Double? {
+package func recordNumber(_ value: Any?) -> Double? {
     guard let n = value as? NSNumber else { return nil }
     let d = n.doubleValue
     return d.isFinite ? d : nil
 }
 
 /// A JSON number with no fractional part, in range.
-func recordInteger(_ value: Any?) -> Int? {
+package func recordInteger(_ value: Any?) -> Int? {
     guard let d = recordNumber(value), d == d.rounded(), abs(d) < 1e15 else { return nil }
     return Int(d)
 }

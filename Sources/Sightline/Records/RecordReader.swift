@@ -17,6 +17,13 @@ public struct RecordFile {
     public var format = RecordFormat.jsonLines
     /// True when the file's faces carry a detector confidence (`score`); truth files have none.
     public var facesHaveScores = false
+
+    package init(stream: StreamHeader?, frames: [FrameRecord], tracks: [TrackRecord] = [], summary: SummaryRecord?) {
+        self.stream = stream
+        self.frames = frames
+        self.tracks = tracks
+        self.summary = summary
+    }
 }
 
 public enum RecordFormat: String, Sendable {
@@ -55,7 +62,7 @@ public struct RecordShapeError: Error, CustomStringConvertible, Sendable {
 
 extension RecordFile {
     /// The whole file, or an error naming why it cannot be read.
-    static func contents(of path: String) throws -> Data {
+    package static func contents(of path: String) throws -> Data {
         try checkIsFile(path)
         // Through FileHandle: FileManager.contents(atPath:) leaks its buffer on an empty file
         // (swift-foundation's readBytesFromFile, found by Scripts/fuzz.sh).
@@ -67,7 +74,7 @@ extension RecordFile {
     }
 
     /// Fails unless `path` names an existing file that is not a directory.
-    static func checkIsFile(_ path: String) throws {
+    package static func checkIsFile(_ path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw RecordFileError(path: path, line: 0, reason: "cannot read the file: No such file or directory", unreadable: true)
@@ -96,7 +103,7 @@ extension RecordFile {
         try self.init(jsonLines: RecordFile.contents(of: path), path: path)
     }
 
-    init(jsonLines data: Data, path: String) throws {
+    package init(jsonLines data: Data, path: String) throws {
         var stream: StreamHeader?, summary: SummaryRecord?
         var frames: [FrameRecord] = []
         var tracks: [TrackRecord] = []
@@ -211,7 +218,7 @@ private func landmarks(_ l: [String: Any]) throws -> FaceLandmarks {
 }
 
 extension TrackRecord {
-    init(json o: [String: Any]) throws {
+    package init(json o: [String: Any]) throws {
         func int(_ key: String) throws -> Int {
             guard let v = integer(o[key]) else { throw RecordShapeError("track record without an integer \(key)") }
             return v
@@ -234,7 +241,7 @@ extension TrackRecord {
 
 extension FrameRecord {
     /// A frame record from its JSON object; truth files may leave out pts and status.
-    init(json o: [String: Any]) throws {
+    package init(json o: [String: Any]) throws {
         guard let index = integer(o["index"]), index >= 0 else { throw RecordShapeError("frame record without a non-negative integer index") }
         let faces = try objects(o, "faces").map { f in
             var face = FaceObservation(box: try box(f["box"]), score: number(f["score"]) ?? 1,
@@ -278,14 +285,14 @@ extension FrameRecord {
 
 extension IdentitySample {
     /// A `sample` record (written by shard runs with `--identities on`).
-    init(json o: [String: Any]) throws {
+    package init(json o: [String: Any]) throws {
         guard let frame = integer(o["index"]), let track = integer(o["track"]), let score = number(o["score"]) else {
             throw RecordShapeError("sample record without an integer index and track and a score")
         }
         guard let values = o["embedding"] as? [NSNumber], values.count == 128 else {
             throw RecordShapeError("sample record without an embedding of 128 numbers")
         }
-        self.init(track: track, frame: frame, score: score, box: try Sightline.box(o["box"]),
+        self.init(track: track, frame: frame, score: score, box: try SightlineAnalysis.box(o["box"]),
                   embedding: FaceEmbedding(normalized: values.map { Float($0.doubleValue) }))
     }
 }
@@ -293,7 +300,7 @@ extension IdentitySample {
 extension IdentityOptions {
     /// The identity settings a stream record reports (`analyzers.identities`); nil when
     /// identities were off.
-    init?(streamRecord o: [String: Any]) throws {
+    package init?(streamRecord o: [String: Any]) throws {
         guard let i = (o["analyzers"] as? [String: Any])?["identities"] as? [String: Any] else { return nil }
         guard let threshold = number(i["threshold"]), let minFace = number(i["min_face"]), let samples = integer(i["samples"]),
               let spacing = integer(i["spacing"]), let window = integer(i["window"]), let tries = integer(i["tries"]),
@@ -312,7 +319,7 @@ extension IdentityOptions {
 
 extension IdentityRecord {
     /// An `identity` record as written.
-    init(json o: [String: Any]) throws {
+    package init(json o: [String: Any]) throws {
         func int(_ key: String) throws -> Int {
             guard let v = integer(o[key]) else { throw RecordShapeError("identity record without an integer \(key)") }
             return v

@@ -6,9 +6,9 @@ import SightlineFrames
 public struct StreamHeader {
     /// The record as written (blanks around it trimmed), for copying it.
     public let line: String
-    let fields: RecordFields
+    package let fields: RecordFields
 
-    init(_ fields: RecordFields, line: String) {
+    package init(_ fields: RecordFields, line: String) {
         self.fields = fields
         self.line = line
     }

@@ -21,7 +21,7 @@ extension TrackRecord {
     }
 
     /// Payloads can be long or hold line breaks: one line, at most 48 characters.
-    static func shorten(_ text: String) -> String {
+    package static func shorten(_ text: String) -> String {
         let flat = text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
         return flat.count > 48 ? String(flat.prefix(47)) + "…" : flat
     }

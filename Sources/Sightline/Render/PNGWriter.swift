@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 import SightlineMedia
 

@@ -1,3 +1,4 @@
+import SightlineAnalysis
 import SightlineFrames
 import SightlineMedia
 

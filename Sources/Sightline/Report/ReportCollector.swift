@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 import SightlineMedia
 

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// The report file, written under a temporary name beside it and renamed when complete (see

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// The report: one HTML file with its own style, script and data (JSON in a script element),

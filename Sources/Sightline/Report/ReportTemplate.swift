@@ -1,3 +1,4 @@
+import SightlineAnalysis
 import SightlineFrames
 
 /// The report page's markup, style and script, written for this project (no libraries, fonts or

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// A stretch of a file where a scan saw something: from the last sample before the first

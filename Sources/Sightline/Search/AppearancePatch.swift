@@ -9,18 +9,18 @@ import SightlineMedia
 ///
 /// Made from detections only, never from a frame it was itself found in, so it cannot drift.
 /// Immutable once made: the region searches of one frame may use it from several threads.
-final class AppearancePatch: @unchecked Sendable {
+package final class AppearancePatch: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The detected box, displayed-frame pixels.
-    let box: Box
+    package let box: Box
     /// The detector's score at that detection.
-    let score: Double
+    package let score: Double
 
     /// Longer side of the sample, in pixels: enough texture for a face, cheap to correlate.
-    static let sampleSize: Int32 = 32
+    package static let sampleSize: Int32 = 32
 
     /// Nil when the box lies outside the picture or holds too little texture to follow.
-    init?(box: Box, score: Double, luma: GrayImage, rotation: Rotation) {
+    package init?(box: Box, score: Double, luma: GrayImage, rotation: Rotation) {
         let coded = rotation.coded(box)
         guard let handle = slv_patch_create(luma.image, Float(coded.x), Float(coded.y), Float(coded.w), Float(coded.h),
                                             Self.sampleSize) else { return nil }
@@ -33,7 +33,7 @@ final class AppearancePatch: @unchecked Sendable {
 
     /// The box of the detection's size that best matches the patch within `margin` box sizes
     /// around `predicted`'s centre, and how well it matches (normalized correlation, up to 1).
-    func find(near predicted: Box, margin: Double, luma: GrayImage, rotation: Rotation) -> (box: Box, correlation: Double)? {
+    package func find(near predicted: Box, margin: Double, luma: GrayImage, rotation: Rotation) -> (box: Box, correlation: Double)? {
         let centre = predicted.center
         let guess = rotation.coded(Box(x: centre.x - box.w / 2, y: centre.y - box.h / 2, w: box.w, h: box.h))
         var x: Float = 0, y: Float = 0

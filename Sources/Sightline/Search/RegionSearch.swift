@@ -8,7 +8,7 @@ import SightlineMedia
 /// crowd, whose crops would cost more than the whole frame, is detected whole). Its detectors
 /// are built here, from the run's resolved face detector and code options: a `RegionSearcher`
 /// per lane, so the searches of one frame run in parallel (results kept in track order).
-final class RegionSearch {
+package final class RegionSearch {
     /// One region searcher per lane of parallel search (none when nothing is searched).
     private let searchers: [RegionSearcher]
     /// The whole-frame search after a code track was missed in its region.
@@ -18,12 +18,12 @@ final class RegionSearch {
     /// Live face tracks' appearance at their last detection, by track id (cascades only).
     private var patches: [Int: AppearancePatch] = [:]
     /// Searches that failed with an error (counted in the summary).
-    private(set) var errors = 0
+    package private(set) var errors = 0
 
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
     /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
     /// tracks on the frames between).
-    init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, lanes: Int) throws {
+    package init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, lanes: Int) throws {
         // Region search needs detectors of its own (the workers' are busy on other frames).
         let searchFaces = detectEvery > 1
         searchers = searchFaces || codes.backend != .off
@@ -38,7 +38,7 @@ final class RegionSearch {
     /// Searches a frame before its observations get ids, around `live` (the tracks' predictions
     /// for it). Returns whether its faces were detected (by the workers, or whole here) and
     /// whether it had the full code search (a record whose code status is `ok` had it on a worker).
-    func search(_ record: inout FrameRecord, in frame: VideoFrame, live: [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool) {
+    package func search(_ record: inout FrameRecord, in frame: VideoFrame, live: [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool) {
         var facesDetected = record.faceStatus == .ok || record.faceStatus == .error
         // The workers run the code reader on full-search frames only.
         var codesFull = record.codeStatus == .off || record.codeStatus == .ok
@@ -53,23 +53,23 @@ final class RegionSearch {
 
     /// After the frame's observations got their ids: a detection frame's faces leave their look
     /// for the frames up to the next detection (cascades).
-    func tracked(_ record: FrameRecord, frame: VideoFrame, facesDetected: Bool) {
+    package func tracked(_ record: FrameRecord, frame: VideoFrame, facesDetected: Bool) {
         if facesDetected && usesPatches { keepPatches(record, frame: frame) }
     }
 
     /// Looking back: a track's object searched for on an earlier frame, where `prediction` puts it.
-    func searchEarlier(_ prediction: Tracker.Prediction, patch: AppearancePatch?, frame: VideoFrame) -> RegionSearcher.Outcome {
+    package func searchEarlier(_ prediction: Tracker.Prediction, patch: AppearancePatch?, frame: VideoFrame) -> RegionSearcher.Outcome {
         searchers.first?.search(prediction, patch: patch, frame: frame, faces: true, codes: true) ?? .nothing
     }
 
-    var searchesFaces: Bool { searchers.first?.searchesFaces ?? false }
-    var searchesCodes: Bool { searchers.first?.searchesCodes ?? false }
+    package var searchesFaces: Bool { searchers.first?.searchesFaces ?? false }
+    package var searchesCodes: Bool { searchers.first?.searchesCodes ?? false }
     /// Whether face searches use the appearance patch of the last detection (cascades).
-    var usesPatches: Bool { searchers.first?.usesPatches ?? false }
+    package var usesPatches: Bool { searchers.first?.usesPatches ?? false }
 
     /// Forgets what the tracks looked like and the pending whole-frame search: at a cut and at the
     /// end of the stream, when every track ends.
-    func reset() {
+    package func reset() {
         patches = [:]
         widen = false
     }
@@ -156,6 +156,6 @@ final class RegionSearch {
 
 /// A code's identity within one frame: symbology and payload bytes.
 private struct ReadKey: Hashable {
-    let symbology: Symbology
-    let bytes: [UInt8]
+    package let symbology: Symbology
+    package let bytes: [UInt8]
 }

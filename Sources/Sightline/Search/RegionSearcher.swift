@@ -7,9 +7,9 @@ import SightlineMedia
 /// the track's. A code: the code reader for the track's symbology only, giving the read of the full
 /// options (upright passes first). It holds detectors of its own (neither cascades nor code
 /// readers may be shared between threads): one searcher per thread.
-final class RegionSearcher {
+package final class RegionSearcher {
     /// What one search gave.
-    enum Outcome {
+    package enum Outcome {
         case face(FaceObservation)
         case code(CodeObservation)
         /// Nothing to add (not searched, or not found and too long unseen to interpolate).
@@ -29,7 +29,7 @@ final class RegionSearcher {
 
     /// `searchFaces` false: codes only (every frame has its faces detected). `workers`: the
     /// detectors that share the compiled network.
-    init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, searchFaces: Bool = true, workers: Int) throws {
+    package init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, searchFaces: Bool = true, workers: Int) throws {
         if faces.model != nil {
             network = searchFaces ? try DNNFaceDetector(faces, workers: workers) : nil
             faceDetector = nil
@@ -41,33 +41,33 @@ final class RegionSearcher {
         self.detectEvery = detectEvery
     }
 
-    var searchesFaces: Bool { faceDetector != nil || network != nil }
+    package var searchesFaces: Bool { faceDetector != nil || network != nil }
     /// Whether face searches use the appearance patch of the last detection (cascade backends).
-    var usesPatches: Bool { faceDetector != nil }
-    var searchesCodes: Bool { codeOptions.backend != .off }
+    package var usesPatches: Bool { faceDetector != nil }
+    package var searchesCodes: Bool { codeOptions.backend != .off }
 
     /// Starts compiling the network for region searches (all searchers share the compiled model).
-    func prepare() { network?.prepareRegionSearch() }
+    package func prepare() { network?.prepareRegionSearch() }
 
     /// Whether following `faces` faces on crops would cost the network more than detecting the
     /// whole frame once (DNN backends).
-    func wholeFrameIsCheaper(_ frame: VideoFrame, faces: Int) -> Bool {
+    package func wholeFrameIsCheaper(_ frame: VideoFrame, faces: Int) -> Bool {
         network?.wholeFrameIsCheaper(frame, regions: faces) ?? false
     }
 
     /// The faces of the whole frame, by the full-frame detector (DNN backends).
-    func detectWhole(_ frame: VideoFrame) throws -> [FaceObservation] {
+    package func detectWhole(_ frame: VideoFrame) throws -> [FaceObservation] {
         try network?.detect(frame) ?? []
     }
 
     /// A patch this well correlated is the face. Measured on the samples: a face followed over
     /// four frames correlates 0.9 and more with its detection; other places of the frame stay
     /// below 0.6.
-    static let patchCorrelation = 0.75
+    package static let patchCorrelation = 0.75
 
     /// `patch`: the track's appearance at its last detection (faces; nil when there is none).
-    func search(_ prediction: Tracker.Prediction, patch: AppearancePatch?, frame: VideoFrame,
-                faces: Bool, codes: Bool) -> Outcome {
+    package func search(_ prediction: Tracker.Prediction, patch: AppearancePatch?, frame: VideoFrame,
+                        faces: Bool, codes: Bool) -> Outcome {
         let luma = frame.luma, rotation = frame.rotation
         // Search the predicted box grown by half its size on every side.
         let b = prediction.box
@@ -188,7 +188,7 @@ final class RegionSearcher {
     }
 
     private struct ReaderKey: Hashable {
-        let symbology: Symbology
-        let passes: ReadPasses
+        package let symbology: Symbology
+        package let passes: ReadPasses
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SightlineAnalysis
 import SightlineFrames
 
 /// One shard's records, read whole: its stream record, its warm-up and frame records (each frame

@@ -18,7 +18,7 @@ public enum BackpressurePolicy: Sendable {
 
 /// Frames with what was found in them, in presentation order, pulled one at a time by `Run`:
 /// from the detectors (`AnalysisPipeline`) or from saved records (`ReplayedFrames`).
-protocol AnalyzedFrames: AnyObject {
+package protocol AnalyzedFrames: AnyObject {
     /// The next frame, waiting for it; nil at the end of the source or after `stop`.
     func next() throws -> AnalyzedFrame?
     /// After `next` gave nil: what reading and analysis counted.
@@ -36,7 +36,7 @@ public struct AnalysisResult: Sendable {
     /// One message per analyzer failure on a frame (only the count is written to records).
     public var analyzerErrors: [String] = []
     /// Saved records only: tracks whose record comes after the last frame record.
-    var endedTracks: [TrackRecord] = []
+    package var endedTracks: [TrackRecord] = []
 }
 
 /// Read → analyze in parallel → restore order.
@@ -45,7 +45,7 @@ public struct AnalysisResult: Sendable {
 /// workers, each with analyzers of its own, turns frames into records; `next()` hands them out
 /// in presentation order on the caller's thread. The frames read but not yet handed out are
 /// bounded (by the policy), so memory is bounded by the frames in flight, not by the video's length.
-final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
+package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     // @unchecked Sendable: once started, the source is used only by the reading thread and each
     // analyzer only by its own worker thread; the shared state lives in the locked queue and
     // synchronizer and in the atomic stop flag.
@@ -71,8 +71,8 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
     /// any output is written.
-    init(source: FrameSource, faces: ResolvedFaceDetector, codes: CodeReaderOptions, threads: Int,
-         schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false) throws {
+    package init(source: FrameSource, faces: ResolvedFaceDetector, codes: CodeReaderOptions, threads: Int,
+                 schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false) throws {
         self.source = source
         self.shotImages = shotImages
         self.policy = policy
@@ -110,8 +110,8 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     /// 1920x1088), an infer request and its outputs (about 55 MB in all).
     /// Not when the workers also read codes (they search the whole frame without the network),
     /// nor for a live source (fewer workers would drop more frames).
-    static func workers(threads: Int, faces: ResolvedFaceDetector, readsCodes: Bool, policy: BackpressurePolicy,
-                        width: Int, height: Int) -> Int {
+    package static func workers(threads: Int, faces: ResolvedFaceDetector, readsCodes: Bool, policy: BackpressurePolicy,
+                                width: Int, height: Int) -> Int {
         let workers = max(1, threads)
         guard !readsCodes, case .wait = policy, faces.model != nil, faces.options.runtime == .openvino,
               let input = faces.networkInputSize(width: width, height: height) else { return workers }
@@ -119,9 +119,9 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         return (workers + perStream - 1) / perStream
     }
 
-    func stop() { stopRequested.store(true, ordering: .relaxed) }
+    package func stop() { stopRequested.store(true, ordering: .relaxed) }
 
-    func next() throws -> AnalyzedFrame? {
+    package func next() throws -> AnalyzedFrame? {
         if !started { start() }
         if let analyzed = synchronizer.next() { return analyzed }
         threads.wait()
@@ -129,7 +129,7 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         return nil
     }
 
-    func finish() throws -> AnalysisResult {
+    package func finish() throws -> AnalysisResult {
         var result = AnalysisResult()
         result.frames = delivered.load(ordering: .relaxed)
         result.damage = source.damage
@@ -137,7 +137,7 @@ final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         return result
     }
 
-    func cancel() {
+    package func cancel() {
         stop()
         synchronizer.cancel()
         jobs.close()

@@ -3,7 +3,7 @@ import SightlineFrames
 
 /// A bounded first-in first-out queue between threads. `push` waits while it is full, `pop`
 /// while it is empty; after `close`, pushes are refused and pops drain what is left, then get nil.
-final class BlockingQueue<Element>: @unchecked Sendable {
+package final class BlockingQueue<Element>: @unchecked Sendable {
     // @unchecked Sendable: all state is guarded by `condition`.
     /// A ring buffer; a popped slot is cleared at once so the queue never keeps an element alive.
     private var slots: [Element?]
@@ -12,11 +12,11 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     private var closed = false
     private let condition = NSCondition()
 
-    init(capacity: Int) { slots = Array(repeating: nil, count: max(1, capacity)) }
+    package init(capacity: Int) { slots = Array(repeating: nil, count: max(1, capacity)) }
 
     /// False if the queue was closed (the element is dropped).
     @discardableResult
-    func push(_ element: Element) -> Bool {
+    package func push(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while !closed && count == slots.count { condition.wait() }
@@ -28,7 +28,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// Adds the element only if there is room right now; false if full or closed.
-    func tryPush(_ element: Element) -> Bool {
+    package func tryPush(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !closed, count < slots.count else { return false }
@@ -38,7 +38,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         return true
     }
 
-    func pop() -> Element? {
+    package func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while !closed && count == 0 { condition.wait() }
@@ -50,7 +50,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         return element
     }
 
-    func close() {
+    package func close() {
         condition.lock()
         closed = true
         condition.broadcast()

@@ -5,19 +5,19 @@ import SightlineMedia
 /// Saved records paired with the decoded frames they were made from (`render`, `report
 /// --video`, `snapshot --records`): the run's second source of analyzed frames, beside the
 /// detectors' `AnalysisPipeline`.
-final class ReplayedFrames: AnalyzedFrames, @unchecked Sendable {
+package final class ReplayedFrames: AnalyzedFrames, @unchecked Sendable {
     // @unchecked Sendable: only `stop` is called from other threads; it sets an atomic flag.
     private let source: FrameSource
     private let recorded: RecordedFrames
     private let stopRequested = Atomic(false)
     private var count = 0
 
-    init(source: FrameSource, recorded: RecordedFrames) {
+    package init(source: FrameSource, recorded: RecordedFrames) {
         self.source = source
         self.recorded = recorded
     }
 
-    func next() throws -> AnalyzedFrame? {
+    package func next() throws -> AnalyzedFrame? {
         guard !stopRequested.load(ordering: .relaxed), let picture = try source.nextFrame() else { return nil }
         var analyzed = AnalyzedFrame(record: try recorded.record(for: picture), frame: picture)
         analyzed.endedTracks = recorded.takeEndedTracks()
@@ -25,7 +25,7 @@ final class ReplayedFrames: AnalyzedFrames, @unchecked Sendable {
         return analyzed
     }
 
-    func finish() throws -> AnalysisResult {
+    package func finish() throws -> AnalysisResult {
         var result = AnalysisResult()
         if !stopRequested.load(ordering: .relaxed) {
             try recorded.finish(framesDecoded: count)
@@ -37,6 +37,6 @@ final class ReplayedFrames: AnalyzedFrames, @unchecked Sendable {
         return result
     }
 
-    func stop() { stopRequested.store(true, ordering: .relaxed) }
-    func cancel() { stop() }
+    package func stop() { stopRequested.store(true, ordering: .relaxed) }
+    package func cancel() { stop() }
 }

@@ -181,13 +181,13 @@ public final class Run: @unchecked Sendable {
 /// The sinks of a run still taking frames, the summary counted so far, and the first failure.
 private final class Delivery {
     private var active: [FrameSink]
-    private(set) var summary = SummaryRecord()
+    package private(set) var summary = SummaryRecord()
     private var failure: Error?
 
-    init(sinks: [FrameSink]) { active = sinks }
+    package init(sinks: [FrameSink]) { active = sinks }
 
     /// Calls `body` on every active sink; one that throws is abandoned.
-    func each(_ body: (FrameSink) throws -> Void) {
+    package func each(_ body: (FrameSink) throws -> Void) {
         var failed: [Int] = []
         for (i, sink) in active.enumerated() {
             do { try body(sink) } catch {
@@ -200,35 +200,35 @@ private final class Delivery {
         for i in failed.reversed() { active.remove(at: i) }
     }
 
-    func frame(_ record: FrameRecord, picture: VideoFrame) {
+    package func frame(_ record: FrameRecord, picture: VideoFrame) {
         each { try $0.frame(record, picture: picture) }
         summary.add(record)
     }
 
-    func discontinuity(_ record: DiscontinuityRecord) {
+    package func discontinuity(_ record: DiscontinuityRecord) {
         each { try $0.discontinuity(record) }
         summary.discontinuities += 1
     }
 
-    func end(_ tracks: [TrackRecord]) {
+    package func end(_ tracks: [TrackRecord]) {
         guard !tracks.isEmpty else { return }
         each { try $0.tracksEnded(tracks) }
         summary.tracks += tracks.count
     }
 
     /// Stops the run (with the first failure) once no output is left.
-    func checkOutputsLeft() throws {
+    package func checkOutputsLeft() throws {
         if let failure, !active.contains(where: \.isOutput) { throw failure }
     }
 
-    func abandonAll() {
+    package func abandonAll() {
         active.forEach { $0.abandon() }
         active = []
     }
 
     /// Finishes the sinks in order, each with the failures of those before it; then throws the
     /// first failure, if any.
-    func finish(_ counted: SummaryRecord) throws -> SummaryRecord {
+    package func finish(_ counted: SummaryRecord) throws -> SummaryRecord {
         summary = counted
         for sink in active {
             do { try sink.finish(summary) } catch {

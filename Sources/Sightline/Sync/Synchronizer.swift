@@ -4,22 +4,22 @@ import SightlineMedia
 
 /// A frame and what the analyzers found in it. The frame stays alive until the ordered stage
 /// (tracking, which may search it again) is done with it.
-struct AnalyzedFrame: @unchecked Sendable {
+package struct AnalyzedFrame: @unchecked Sendable {
     // @unchecked Sendable: VideoFrame is Sendable; FrameRecord holds only values.
-    var record: FrameRecord
-    var frame: VideoFrame
+    package var record: FrameRecord
+    package var frame: VideoFrame
     /// The frame as shot-cut detection compares it (nil: cuts off, or the frame was dropped).
-    var shot: ShotImage? = nil
+    package var shot: ShotImage? = nil
     /// First frame of a run that starts later in the stream: the frame before it, as shot-cut
     /// detection compares it (the whole run compares the two too).
-    var shotBefore: ShotImage? = nil
+    package var shotBefore: ShotImage? = nil
     /// Saved records: the tracks whose records follow this frame's.
-    var endedTracks: [TrackRecord] = []
+    package var endedTracks: [TrackRecord] = []
 }
 
 /// Restores presentation order: workers finish frames in any order, the synchronizer hands
 /// them out strictly by frame index, exactly once each.
-final class Synchronizer<Item>: @unchecked Sendable {
+package final class Synchronizer<Item>: @unchecked Sendable {
     // @unchecked Sendable: all state is guarded by `condition`.
     private var pending: [Int: Item] = [:]
     private var nextIndex = 0
@@ -28,7 +28,7 @@ final class Synchronizer<Item>: @unchecked Sendable {
     private let condition = NSCondition()
 
     /// A worker's finished frame number `index`.
-    func deliver(_ item: Item, index: Int) {
+    package func deliver(_ item: Item, index: Int) {
         condition.lock()
         pending[index] = item
         condition.broadcast()
@@ -37,7 +37,7 @@ final class Synchronizer<Item>: @unchecked Sendable {
 
     /// Waits until frame `index` may enter the pipeline: at most `capacity` frames are in flight
     /// (dispatched but not yet handed out). False once cancelled.
-    func waitForRoom(index: Int, capacity: Int) -> Bool {
+    package func waitForRoom(index: Int, capacity: Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while !cancelled && index - nextIndex >= capacity { condition.wait() }
@@ -45,7 +45,7 @@ final class Synchronizer<Item>: @unchecked Sendable {
     }
 
     /// The consumer stopped: release everyone waiting for room.
-    func cancel() {
+    package func cancel() {
         condition.lock()
         cancelled = true
         condition.broadcast()
@@ -53,7 +53,7 @@ final class Synchronizer<Item>: @unchecked Sendable {
     }
 
     /// No frames after `count` will come (the source ended or stopped).
-    func finish(count: Int) {
+    package func finish(count: Int) {
         condition.lock()
         total = count
         condition.broadcast()
@@ -61,7 +61,7 @@ final class Synchronizer<Item>: @unchecked Sendable {
     }
 
     /// The next frame in order, waiting for it; nil once every frame has been handed out.
-    func next() -> Item? {
+    package func next() -> Item? {
         condition.lock()
         defer { condition.unlock() }
         while true {

@@ -68,7 +68,7 @@ public final class TrackingStage {
     }
 
     /// The most frames held for looking back (about 90 MB of 720p pictures).
-    static let maxHeld = 60
+    package static let maxHeld = 60
 
     private func track(_ record: FrameRecord, frame: VideoFrame) -> (FrameRecord, [TrackRecord], full: Bool) {
         // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.

@@ -21,12 +21,12 @@ public struct CodeConfirmation: Sendable, Equatable {
     public static let selfChecking: Set<Symbology> = [.qr, .microQR, .dataMatrix, .aztec, .pdf417, .maxiCode]
 
     /// One track's reads, by analyzed-frame number, as far back as the window reaches.
-    struct Tally: Sendable {
+    package struct Tally: Sendable {
         private var recent: [Int] = []
-        private(set) var state = CodeTrackState.unconfirmed
+        package private(set) var state = CodeTrackState.unconfirmed
 
         /// Counts a read in analyzed frame `ordinal` (non-decreasing) and returns the state.
-        mutating func read(_ symbology: Symbology, at ordinal: Int, rule: CodeConfirmation) -> CodeTrackState {
+        package mutating func read(_ symbology: Symbology, at ordinal: Int, rule: CodeConfirmation) -> CodeTrackState {
             guard state == .unconfirmed else { return state }
             if recent.last != ordinal { recent.append(ordinal) }
             recent.removeAll { $0 <= ordinal - rule.window }

@@ -4,9 +4,9 @@ import SightlineFrames
 ///
 /// SORT's box filter with a constant-velocity model and per-coordinate diagonal noise is four of
 /// these side by side (the coordinates never mix), which keeps the arithmetic small and exact.
-struct AxisKalman: Sendable {
-    private(set) var position: Double
-    private(set) var velocity = 0.0
+package struct AxisKalman: Sendable {
+    package private(set) var position: Double
+    package private(set) var velocity = 0.0
     // Covariance [[p00, p01], [p01, p11]].
     private var p00: Double
     private var p01 = 0.0
@@ -14,7 +14,7 @@ struct AxisKalman: Sendable {
     private let processNoise: Double
     private let measurementNoise: Double
 
-    init(position: Double, positionVariance: Double, velocityVariance: Double, processNoise: Double, measurementNoise: Double) {
+    package init(position: Double, positionVariance: Double, velocityVariance: Double, processNoise: Double, measurementNoise: Double) {
         self.position = position
         self.p00 = positionVariance
         self.p11 = velocityVariance
@@ -23,7 +23,7 @@ struct AxisKalman: Sendable {
     }
 
     /// Advances one frame: x += v, P = F P Fᵀ + Q.
-    mutating func predict() {
+    package mutating func predict() {
         position += velocity
         p00 += 2 * p01 + p11 + processNoise / 4
         p01 += p11 + processNoise / 2
@@ -31,7 +31,7 @@ struct AxisKalman: Sendable {
     }
 
     /// Folds in a measured position.
-    mutating func update(_ z: Double) {
+    package mutating func update(_ z: Double) {
         let s = p00 + measurementNoise
         let k0 = p00 / s, k1 = p01 / s
         let residual = z - position
@@ -45,10 +45,10 @@ struct AxisKalman: Sendable {
 }
 
 /// A box moving at constant velocity: centre and size, each filtered on its own.
-struct BoxMotion: Sendable {
+package struct BoxMotion: Sendable {
     private var cx, cy, w, h: AxisKalman
 
-    init(_ box: Box) {
+    package init(_ box: Box) {
         // Noise scaled to the box: a large face moves and jitters by more pixels than a small one.
         let s = max(box.w, box.h, 1)
         func axis(_ value: Double, jitter: Double) -> AxisKalman {
@@ -61,16 +61,16 @@ struct BoxMotion: Sendable {
         h = axis(box.h, jitter: 0.05 * s)
     }
 
-    var box: Box {
+    package var box: Box {
         let width = max(1, w.position), height = max(1, h.position)
         return Box(x: cx.position - width / 2, y: cy.position - height / 2, w: width, h: height)
     }
 
-    mutating func predict() {
+    package mutating func predict() {
         cx.predict(); cy.predict(); w.predict(); h.predict()
     }
 
-    mutating func update(_ box: Box) {
+    package mutating func update(_ box: Box) {
         cx.update(box.center.x); cy.update(box.center.y); w.update(box.w); h.update(box.h)
     }
 }

@@ -14,13 +14,9 @@ final class ExportTests: XCTestCase {
 
     private func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
 
-    /// The sample analyzed with default options (faces with landmarks, codes, track ids).
-    private func analyzedSample() throws -> String {
-        let records = path("run.jsonl")
-        let run = try sightline("analyze", Fixtures.sample, "-q", "-o", records)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return records
-    }
+    /// The sample analyzed with default options (faces with landmarks, codes, track ids), once
+    /// per test process.
+    private func analyzedSample() throws -> String { try SharedRuns.analyzed(Fixtures.sample, []) }
 
     private func export(_ records: String, _ format: String, _ extra: String..., to name: String) throws -> String {
         let out = path(name)

@@ -59,12 +59,9 @@ final class IdentityTests: XCTestCase {
     }
 
     func testShotsOfOnePersonShareAnIdentityAndOthersNever() throws {
-        _ = try Fixtures.sharedModelOrSkip(.sface)
-        let dir = try Fixtures.temporaryDirectory(self)
-        let video = try Self.makeVideo(in: dir)
-        let out = dir.appendingPathComponent("people.jsonl").path
-        let run = try sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", out)
-        XCTAssertEqual(run.status, 0, run.stderr)
+        // The video analyzed with `--codes off --identities on`, made once per test process.
+        try PeopleFixture.ready()
+        let out = PeopleFixture.records
         let records = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out)))
         let cuts = records.filter { $0["type"] as? String == "cut" }.compactMap { ($0["index"] as? NSNumber)?.intValue }
         XCTAssertEqual(cuts, (1..<Self.shots.count).map { $0 * Self.shotFrames })
@@ -115,9 +112,9 @@ final class IdentityTests: XCTestCase {
     /// The video cut in two files (shots 0–7, 8–15), each analyzed with --embeddings: `people`
     /// links each file's identities into the same 7 people, each exactly as the shots say.
     func testPeopleLinksIdentitiesAcrossFilesByTheirEmbeddings() throws {
-        _ = try Fixtures.sharedModelOrSkip(.sface)
+        try PeopleFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
-        let video = try Self.makeVideo(in: dir)
+        let video = PeopleFixture.video
         let half = Self.shots.count / 2
         var files: [String] = []
         var truth: [String: [Int: Int]] = [:]   // file → identity → person
@@ -142,9 +139,9 @@ final class IdentityTests: XCTestCase {
             XCTAssertEqual(who.count, 1, "one person is \(who)")
             XCTAssertEqual(person.appearances.count, 2, "each person is in both halves")
         }
-        // Without embeddings, files cannot be linked: one clear error naming the file.
-        let plain = dir.appendingPathComponent("plain.jsonl").path
-        XCTAssertEqual(try sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", plain).status, 0)
+        // Without embeddings, files cannot be linked: one clear error naming the file (the whole
+        // video analyzed with --identities on, without --embeddings: the shared run).
+        let plain = PeopleFixture.records
         let refused = try sightline("people", files[0], plain)
         XCTAssertEqual(refused.status, 65)
         XCTAssertTrue(refused.stderr.contains(plain) && refused.stderr.contains("--embeddings"), refused.stderr)

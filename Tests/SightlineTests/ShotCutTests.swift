@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import Sightline
 
@@ -10,10 +11,21 @@ final class ShotCutTests: XCTestCase {
     /// The first frame of each scene after the first (scene lengths 40, 40, 36, 40, 36, 40).
     static let cuts = [40, 80, 116, 156, 192]
 
-    /// The test video (232 frames, 640×360, 30 fps), made with ffmpeg.
-    static func makeVideo(in dir: URL) throws -> String {
+    /// A folder of this class's own for the files made once per test process below.
+    private static let fixtureDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("sightline-cuts-\(getpid())")
+
+    override class func tearDown() {
+        try? FileManager.default.removeItem(at: fixtureDirectory)
+        super.tearDown()
+    }
+
+    /// The test video (232 frames, 640×360, 30 fps), made with ffmpeg once per test process.
+    static func makeVideo() throws -> String { try made.get() }
+    private static let made: Result<String, Error> = Result {
+        try FileManager.default.createDirectory(at: fixtureDirectory, withIntermediateDirectories: true)
         let photos = try Fixtures.sharedDataOrSkip("dlib-faces")
-        let out = dir.appendingPathComponent("cuts.mp4").path
+        let out = fixtureDirectory.appendingPathComponent("cuts.mp4").path
         func sample(_ first: Int, _ label: String, _ filters: String) -> String {
             "[\(label)]trim=start_frame=\(first):end_frame=\(first + 40),setpts=PTS-STARTPTS,\(filters)scale=640:360,setsar=1"
         }
@@ -36,16 +48,29 @@ final class ShotCutTests: XCTestCase {
         return out
     }
 
+    /// The video analyzed whole with `options`, once per test process (two tests read the
+    /// default run).
+    private static func wholeRun(_ options: [String]) throws -> String {
+        try wholeRuns.withLock { runs in
+            let key = options.joined(separator: " ")
+            if let path = runs[key] { return path }
+            let path = fixtureDirectory.appendingPathComponent("whole-\(runs.count).jsonl").path
+            let run = try runProcess(Fixtures.binary, ["analyze", try makeVideo(), "-q", "-o", path] + options)
+            guard run.status == 0 else { throw "analyze \(options): \(run.stderr)" }
+            runs[key] = path
+            return path
+        }
+    }
+    private static let wholeRuns = Mutex<[String: String]>([:])
+
     private func cutIndexes(_ records: [[String: Any]]) -> [Int] {
         records.filter { $0["type"] as? String == "cut" }.compactMap { ($0["index"] as? NSNumber)?.intValue }
     }
 
     func testCutsAreFoundAtTheirFramesAndEndEveryTrack() throws {
         let dir = try Fixtures.temporaryDirectory(self)
-        let video = try Self.makeVideo(in: dir)
-        let out = dir.appendingPathComponent("out.jsonl").path
-        let run = try sightline("analyze", video, "-q", "-o", out)
-        XCTAssertEqual(run.status, 0, run.stderr)
+        let video = try Self.makeVideo()
+        let out = try Self.wholeRun([])
         let records = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out)))
         XCTAssertEqual(cutIndexes(records), Self.cuts)
 
@@ -80,7 +105,7 @@ final class ShotCutTests: XCTestCase {
     func testCutsAgreeWithPySceneDetect() throws {
         let python = try pythonWithPackagesOrSkip("/usr/bin/python3", imports: "scenedetect", installedBy: "scenedetect.sh")
         let dir = try Fixtures.temporaryDirectory(self)
-        let video = try Self.makeVideo(in: dir)
+        let video = try Self.makeVideo()
         let script = Fixtures.repo.appendingPathComponent("Tests/Reference/scene_cuts.py").path
         // The defaults, and a threshold only the cuts into and out of the stills reach.
         for (threshold, minShot) in [(27, 15), (70, 15)] {
@@ -101,11 +126,10 @@ final class ShotCutTests: XCTestCase {
     /// before the cut at 80. With a 1 s warm-up, merge gives the whole run byte for byte.
     func testShardsMergeIntoTheWholeRunWithItsCuts() throws {
         let dir = try Fixtures.temporaryDirectory(self)
-        let video = try Self.makeVideo(in: dir)
+        let video = try Self.makeVideo()
         for options in [[], ["--detect-every", "5"]] {
             let tag = options.isEmpty ? "every" : "stride"
-            let whole = dir.appendingPathComponent("whole-\(tag).jsonl").path
-            XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", video, "-q", "-o", whole] + options).status, 0)
+            let whole = try Self.wholeRun(options)
             let out = dir.appendingPathComponent(tag).path
             let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
             let planned = try sightline("plan", video, "--shard-length", "2.6", "--warmup", "1", "--output-dir", out, "-o", plan)
@@ -129,7 +153,7 @@ final class ShotCutTests: XCTestCase {
     /// first frame with the frame before it, so the merged cuts are the whole run's, score and all.
     func testShardsWithoutWarmupKeepTheCutOnTheirFirstFrame() throws {
         let dir = try Fixtures.temporaryDirectory(self)
-        let video = try Self.makeVideo(in: dir)
+        let video = try Self.makeVideo()
         let options = ["--faces", "off", "--codes", "off"]
         let whole = dir.appendingPathComponent("whole.jsonl").path
         XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", video, "-q", "-o", whole] + options).status, 0)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import Sightline
 
@@ -47,6 +48,30 @@ enum Fixtures {
         }
         return url
     }
+}
+
+/// Whole `analyze` runs that several test classes read, each made once per test process (the
+/// tests only read the file): `input` analyzed with `options`, `-q -o FILE`.
+enum SharedRuns {
+    static func analyzed(_ input: String, _ options: [String]) throws -> String {
+        try runs.withLock { runs in
+            let key = ([input] + options).joined(separator: " ")
+            if let path = runs[key] { return path }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let path = directory.appendingPathComponent("whole-\(runs.count).jsonl").path
+            let run = try runProcess(Fixtures.binary, ["analyze", input, "-q", "-o", path] + options)
+            guard run.status == 0 else { throw "analyze \(input) \(options): \(run.stderr)" }
+            runs[key] = path
+            return path
+        }
+    }
+
+    private static let directory: URL = {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-whole-runs-\(getpid())")
+        atexit { try? FileManager.default.removeItem(at: SharedRuns.directory) }
+        return dir
+    }()
+    private static let runs = Mutex<[String: String]>([:])
 }
 
 struct ProcessResult: Sendable {

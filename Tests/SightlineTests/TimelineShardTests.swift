@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import XCTest
 @testable import Sightline
 
@@ -140,21 +139,16 @@ final class TimelineShardTests: XCTestCase {
         return (whole, URL(fileURLWithPath: out).appendingPathComponent(stem + ".jsonl").path, out)
     }
 
-    /// `input` analyzed whole with `options`, once per test process (several tests cut it).
+    /// `input` analyzed whole with `options`, once per test process (several tests cut it; the
+    /// sample's default run is also `ExportTests`'). The people video with identities is
+    /// `PeopleFixture`'s run (the same command, shared with `IdentityTests` and the report tests).
     private static func wholeRun(_ input: String, _ options: [String]) throws -> String {
-        try wholeRuns.withLock { runs in
-            let key = ([input] + options).joined(separator: " ")
-            if let path = runs[key] { return path }
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-whole-runs-\(getpid())")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let path = dir.appendingPathComponent("whole-\(runs.count).jsonl").path
-            let run = try runProcess(Fixtures.binary, ["analyze", input, "-q", "-o", path] + options)
-            guard run.status == 0 else { throw "analyze \(input) \(options): \(run.stderr)" }
-            runs[key] = path
-            return path
+        if input == PeopleFixture.video && options == ["--codes", "off", "--identities", "on"] {
+            try PeopleFixture.ready()
+            return PeopleFixture.records
         }
+        return try SharedRuns.analyzed(input, options)
     }
-    private static let wholeRuns = Mutex<[String: String]>([:])
 
     func testShardsWithWarmupMergeIntoTheWholeRun() throws {
         let dir = try Fixtures.temporaryDirectory(self)
@@ -211,9 +205,9 @@ final class TimelineShardTests: XCTestCase {
     /// (shot 7), 267 through person 5's second (shot 11). Merge replays the whole run's linking
     /// from the faces the shards embedded: the merged file is the whole run's, byte for byte.
     func testShardsWithIdentitiesMergeIntoTheWholeRunsPeople() throws {
-        _ = try Fixtures.sharedModelOrSkip(.sface)
+        try PeopleFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
-        let video = try IdentityTests.makeVideo(in: dir)
+        let video = PeopleFixture.video
         let options = ["--codes", "off", "--identities", "on"]
         let (whole, merged, out) = try wholeAndMerged(options, cuts: ["--shard-length", "3.7", "--warmup", "2"], in: dir, input: video)
         let wholeData = try Data(contentsOf: URL(fileURLWithPath: whole))

@@ -40,6 +40,15 @@ final class OptionValidationTests: XCTestCase {
         }
     }
 
+    func testBadValuesOfAnalyzeOptionsAreRefused() {
+        for (arguments, fragment) in [(["--faces", "eigen"], "eigen"), (["--symbologies", "qr,bogus"], "bogus"),
+                                      (["--codes", "zbar", "--symbologies", "aztec"], "aztec"), (["--duration=-1"], "--duration"),
+                                      (["--threads", "0"], "--threads")] {
+            let message = refusal(["analyze", "in.mp4"] + arguments)
+            XCTAssertTrue(message?.contains(fragment) == true, "\(arguments): \(message ?? "accepted")")
+        }
+    }
+
     func testEachCommandKeepsItsOwnDefaults() throws {
         let analyze = try Analyze.parse(["in.mp4"])
         XCTAssertEqual(analyze.detection.detectors.face.size.minFace, 40)

@@ -140,14 +140,7 @@ extension Capture {
 
     /// A network stream: the same run as a camera's, from libavformat, reopened when it drops.
     private func openNetwork(_ url: String) throws -> LiveInput {
-        let source: NetworkSource
-        do {
-            source = try NetworkSource(options: NetworkOptions(url: url, maxFrames: frames, maxSeconds: duration))
-        } catch let error as SightlineError {
-            // No stream to read at the start is a missing input, whatever FFmpeg said.
-            if case .notMedia(_, let reason) = error { throw SightlineError.inputUnreadable(path: url, reason: reason) }
-            throw error
-        }
+        let source = try NetworkSource(options: NetworkOptions(url: url, maxFrames: frames, maxSeconds: duration))
         let quiet = outputs.quiet
         source.log = { message in
             if !quiet { FileHandle.standardError.write(Data("\nsightline: \(url): \(message)\n".utf8)) }

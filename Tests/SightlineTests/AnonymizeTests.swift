@@ -137,6 +137,15 @@ final class AnonymizeTests: XCTestCase {
                    "-preset", "ultrafast", output)
     }
 
+    /// `leaks` on every `n`-th frame of both videos (see `everyNthFrame`), made in `dir`.
+    private func leaksOnEveryNthFrame(_ n: Int, _ original: String, _ anonymized: String, in dir: URL) throws -> LeakCounts {
+        let (originalPart, anonymizedPart) = (dir.appendingPathComponent("original-every-\(n)-" + (original as NSString).lastPathComponent).path,
+                                              dir.appendingPathComponent("anonymized-every-\(n)-" + (anonymized as NSString).lastPathComponent).path)
+        try everyNthFrame(n, of: original, to: originalPart)
+        try everyNthFrame(n, of: anonymized, to: anonymizedPart)
+        return try leaks(originalPart, anonymizedPart)
+    }
+
     /// The three checks of `leaks`: the masker's network at full size in f32, YuNet at full size,
     /// and SFace identities. The default anonymization passes all three on the scene (the sample,
     /// easier, and the crowd scene pass too: docs/anonymization.md); a weak one fails each of them.
@@ -149,11 +158,7 @@ final class AnonymizeTests: XCTestCase {
         // hold each of its cases, in a third of the time. The audit of every frame:
         // Scripts/audit_anonymization_scene.sh (0 leaks: CenterFace 0 of 335 faces, YuNet 0 of
         // 299, SFace 0 of 335; here 110, 98 and 110).
-        let (sceneThirds, safeThirds) = (dir.appendingPathComponent("scene-thirds.mp4").path,
-                                         dir.appendingPathComponent("scene-anonymized-thirds.mp4").path)
-        try everyNthFrame(3, of: scene, to: sceneThirds)
-        try everyNthFrame(3, of: safe, to: safeThirds)
-        let clean = try leaks(sceneThirds, safeThirds)
+        let clean = try leaksOnEveryNthFrame(3, scene, safe, in: dir)
         XCTAssertEqual(clean.frames, 30)
         XCTAssertEqual(clean.leaked, 0)
         XCTAssertEqual(Set(clean.checks.keys), ["detector", "second-detector", "identity"])
@@ -172,11 +177,7 @@ final class AnonymizeTests: XCTestCase {
                    "-preset", "veryfast", half)
         let weak = dir.appendingPathComponent("scene-weak.mp4").path
         try anonymize(half, weak, ["--mask-scale", "1", "--hold", "0", "--look-back", "0", "--mask-threshold", "0.6"])
-        let (halfEven, weakEven) = (dir.appendingPathComponent("scene-half-even.mp4").path,
-                                    dir.appendingPathComponent("scene-weak-even.mp4").path)
-        try everyNthFrame(2, of: half, to: halfEven)
-        try everyNthFrame(2, of: weak, to: weakEven)
-        let leaked = try leaks(halfEven, weakEven)
+        let leaked = try leaksOnEveryNthFrame(2, half, weak, in: dir)
         XCTAssertEqual(leaked.frames, 23)
         for check in ["detector", "second-detector", "identity"] {
             XCTAssertGreaterThan(leaked.checks[check]?.leaked ?? 0, 0, check)

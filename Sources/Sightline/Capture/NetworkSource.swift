@@ -30,8 +30,7 @@ public struct NetworkOptions: Sendable {
 
     /// Whether `text` is a URL `capture` opens as a network stream.
     public static func isNetworkURL(_ text: String) -> Bool {
-        guard let colon = text.range(of: "://") else { return false }
-        return schemes.contains(text[..<colon.lowerBound].lowercased())
+        VideoFileSource.urlScheme(of: text).map { schemes.contains($0.lowercased()) } ?? false
     }
 }
 
@@ -47,7 +46,11 @@ public final class NetworkSource: FrameSource {
     public let info: VideoStreamInfo
     /// What every connection met; a connection's own end (the stream dropped, or a stop) is not
     /// a read error: only giving up is.
-    public var damage: DecodeDamage { (input?.damage).map { Self.adding(earlier, $0) } ?? earlier }
+    public var damage: DecodeDamage {
+        var sum = earlier
+        if let input { sum.addCounts(of: input.damage) }
+        return sum
+    }
     public var isLive: Bool { true }
     public var lostFrames: Int { lost.load(ordering: .relaxed) }
     /// Times the stream was opened again.
@@ -72,10 +75,17 @@ public final class NetworkSource: FrameSource {
     /// Set when the stream dropped: the next frame carries the reconnection.
     private var droppedAt: Double?
 
+    /// No stream to read at the start fails as a missing input (`inputUnreadable`), whatever
+    /// FFmpeg made of the little it got.
     public init(options: NetworkOptions) throws {
         self.options = options
         interrupt = IOInterrupt(timeout: max(options.timeout, 5))
-        let first = try Self.open(options.url, interrupt: interrupt)
+        let first: VideoFileSource
+        do {
+            first = try Self.open(options.url, interrupt: interrupt)
+        } catch SightlineError.notMedia(_, let reason) {
+            throw SightlineError.inputUnreadable(path: options.url, reason: reason)
+        }
         input = first
         interrupt.rearm(timeout: options.timeout)
         info = first.info
@@ -103,7 +113,7 @@ public final class NetworkSource: FrameSource {
             }
             guard let frame = try input.nextFrame() else {
                 // The stream dropped (no data in time, an error, or its end): open it again.
-                earlier = Self.adding(earlier, input.damage)
+                earlier.addCounts(of: input.damage)
                 self.input = nil
                 // The last data that came, not the last frame decoded: the demuxer and decoder
                 // hold the last frames until more data comes.
@@ -176,12 +186,5 @@ public final class NetworkSource: FrameSource {
             wait = min(wait * 2, options.lastRetry)
         }
         return false
-    }
-
-    private static func adding(_ a: DecodeDamage, _ b: DecodeDamage) -> DecodeDamage {
-        var sum = a
-        sum.corruptFrames += b.corruptFrames
-        sum.outOfOrderFrames += b.outOfOrderFrames
-        return sum
     }
 }

@@ -150,6 +150,13 @@ public struct DecodeDamage: Sendable, Equatable {
     public var isEmpty: Bool { corruptFrames == 0 && readError == nil && outOfOrderFrames == 0 }
 
     public init() {}
+
+    /// Adds another reading's counts (corrupt and out-of-order frames); the read error is the
+    /// caller's to decide.
+    public mutating func addCounts(of other: DecodeDamage) {
+        corruptFrames += other.corruptFrames
+        outOfOrderFrames += other.outOfOrderFrames
+    }
 }
 
 extension DecodeDamage: CustomStringConvertible {

@@ -364,10 +364,6 @@ public final class VideoFileSource {
         return times.sorted()
     }
 
-    /// Times (`t`) of the stream's keyframes, read by demuxing the whole file without decoding.
-    /// Use on a source that has not delivered frames; it reads to the end.
-    public func keyframeTimes() -> [Double] { scanTimeline().keyframes }
-
     /// Whether the container's timestamps may jump (MPEG-TS …): then only reading the packets
     /// tells where the timeline ends.
     public var clockMayJump: Bool { clock.mayJump }
@@ -657,8 +653,7 @@ public final class VideoFileSource {
         var st = stat()
         guard stat(path, &st) == 0 else {
             // A URL is never opened here: network streams are read by `capture` only.
-            if let scheme = path.range(of: "://").map({ path[..<$0.lowerBound] }), !scheme.isEmpty,
-               scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
+            if Self.urlScheme(of: path) != nil {
                 throw SightlineError.inputUnreadable(path: path, reason: "network URLs are not opened here (sightline capture reads rtsp://, rtsps://, srt:// and udp:// streams)")
             }
             throw SightlineError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
@@ -702,6 +697,16 @@ private final class AudioPackets: @unchecked Sendable {
         let all = packets
         packets.removeAll()
         return all
+    }
+}
+
+extension VideoFileSource {
+    /// The scheme of a URL ("rtsp" in "rtsp://host/path"), or nil when `path` is not one.
+    package static func urlScheme(of path: String) -> String? {
+        guard let separator = path.range(of: "://") else { return nil }
+        let scheme = path[..<separator.lowerBound]
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) else { return nil }
+        return String(scheme)
     }
 }
 

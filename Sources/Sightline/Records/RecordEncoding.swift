@@ -323,8 +323,7 @@ extension SummaryRecord {
     /// (frames, observations, distinct codes, tracks, dropped frames).
     public mutating func addRunCounts(of other: SummaryRecord) {
         analyzerErrors += other.analyzerErrors
-        damage.corruptFrames += other.damage.corruptFrames
-        damage.outOfOrderFrames += other.damage.outOfOrderFrames
+        damage.addCounts(of: other.damage)
         if damage.readError == nil { damage.readError = other.damage.readError }
         if other.interrupted { interrupted = true }
         if other.live { live = true }

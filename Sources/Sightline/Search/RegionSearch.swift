@@ -36,9 +36,10 @@ package final class RegionSearch {
     }
 
     /// Searches a frame before its observations get ids, around `live` (the tracks' predictions
-    /// for it). Returns whether its faces were detected (by the workers, or whole here) and
+    /// for it, asked for only when something is searched). Returns whether its faces were detected (by the workers, or whole here) and
     /// whether it had the full code search (a record whose code status is `ok` had it on a worker).
-    package func search(_ record: inout FrameRecord, in frame: VideoFrame, live: [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool) {
+    package func search(_ record: inout FrameRecord, in frame: VideoFrame,
+                        live: () -> [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool) {
         var facesDetected = record.faceStatus == .ok || record.faceStatus == .error
         // The workers run the code reader on full-search frames only.
         var codesFull = record.codeStatus == .off || record.codeStatus == .ok
@@ -99,8 +100,9 @@ package final class RegionSearch {
 
     /// Searches the frame around the live tracks; returns whether it detected the whole frame's
     /// faces instead (a crowd).
-    private func refine(_ record: inout FrameRecord, in frame: VideoFrame, live: [Tracker.Prediction]) -> Bool {
+    private func refine(_ record: inout FrameRecord, in frame: VideoFrame, live: () -> [Tracker.Prediction]) -> Bool {
         guard let first = searchers.first else { return false }
+        let live = live()
         var searchFaces = record.faceStatus == .skipped && first.searchesFaces
         // So many faces that their crops would cost the network more than the whole frame: one
         // full detection finds them all (and any new face) for less.

@@ -75,7 +75,7 @@ public final class TrackingStage {
         if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, [], false) }
         var record = record
         tracker.advance()
-        let (facesDetected, codesFull) = search.search(&record, in: frame, live: tracker.predictions)
+        let (facesDetected, codesFull) = search.search(&record, in: frame, live: { tracker.predictions })
         let ended = tracker.update(&record)
         if !tracker.begun.isEmpty { lookBack(for: tracker.begun, in: record, frame: frame) }
         search.tracked(record, frame: frame, facesDetected: facesDetected)

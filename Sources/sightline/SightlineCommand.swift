@@ -23,11 +23,13 @@ struct SightlineCommand: ParsableCommand {
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.
+    /// Every way out waits for the network compilations started ahead of use.
     static func main() {
         stopBLASThreads()
         do {
             var command = try parseAsRoot()
             try command.run()
+            OpenVINORuntime.finishPreparations()
         } catch let error as SightlineError {
             fail(error, exitCode: error.exitCode)
         } catch let error as RecordFileError {
@@ -35,6 +37,7 @@ struct SightlineCommand: ParsableCommand {
         } catch let error as AlignmentError {
             fail(error, exitCode: 64)
         } catch {
+            OpenVINORuntime.finishPreparations()
             exit(withError: error)
         }
     }
@@ -42,6 +45,7 @@ struct SightlineCommand: ParsableCommand {
     /// One stderr line naming the file and the cause, and the error's exit code.
     private static func fail(_ error: Error, exitCode: Int32) -> Never {
         FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
+        OpenVINORuntime.finishPreparations()
         Foundation.exit(exitCode)
     }
 }

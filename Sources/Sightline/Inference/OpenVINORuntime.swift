@@ -164,13 +164,16 @@ package final class OpenVINORuntime: @unchecked Sendable {
         }
     }
 
-    /// Compilations started ahead of use (`InferenceSession.prepare`). The process waits for
-    /// them before it exits: OpenVINO must not be torn down under a thread still compiling.
+    /// Compilations started ahead of use (`InferenceSession.prepare`).
     package static let background = DispatchQueue(label: "sightline.openvino.prepare", attributes: .concurrent)
-    package static let preparing: DispatchGroup = {
-        atexit { OpenVINORuntime.preparing.wait() }
-        return DispatchGroup()
-    }()
+    package static let preparing = DispatchGroup()
+
+    /// Waits for the compilations started ahead of use; the process calls it before it exits.
+    /// OpenVINO must not be torn down under a thread still compiling, and an exit handler is too
+    /// late: the CPU plugin, loaded by the first compilation, registers its own teardown after
+    /// ours, so it ran first (a short input under load then crashed in the plugin's freed code at
+    /// exit, about one run in fifteen).
+    package static func finishPreparations() { preparing.wait() }
 
     /// glibc malloc arenas for the whole process, set when OpenVINO is first loaded.
     package static let mallocArenas: Int32 = 2

@@ -168,7 +168,8 @@ package final class OpenVINORuntime: @unchecked Sendable {
     package static let background = DispatchQueue(label: "sightline.openvino.prepare", attributes: .concurrent)
     package static let preparing = DispatchGroup()
 
-    /// Waits for the compilations started ahead of use; the process calls it before it exits.
+    /// Waits for the compilations started ahead of use, also those of sessions still alive; the
+    /// process calls it before it exits.
     /// OpenVINO must not be torn down under a thread still compiling, and an exit handler is too
     /// late: the CPU plugin, loaded by the first compilation, registers its own teardown after
     /// ours, so it ran first (a short input under load then crashed in the plugin's freed code at
@@ -321,14 +322,24 @@ package final class OpenVINOSession: InferenceSession {
         if knownSHA256 == nil { try runtime.validate(path: modelPath, outputs: outputs) }
     }
 
-    deinit { requests.values.forEach { runtime.api.infer_request_free($0) } }
+    /// This session's compilations started ahead of use: a session waits for them when it is
+    /// freed, so whoever asked for one (a run, a test) has it finished by the time it is done.
+    private let preparing = DispatchGroup()
+
+    deinit {
+        preparing.wait()
+        requests.values.forEach { runtime.api.infer_request_free($0) }
+    }
 
     package func prepare(width: Int, height: Int) {
         // Only the shared compiled model: the infer requests belong to the session's thread.
         let (runtime, path, outputs, workers, precision, sha256) = (runtime, modelPath, outputs, workers, precision, knownSHA256)
-        OpenVINORuntime.background.async(group: OpenVINORuntime.preparing) {
+        let groups = [preparing, OpenVINORuntime.preparing]
+        groups.forEach { $0.enter() }
+        OpenVINORuntime.background.async {
             _ = try? runtime.compiled(path: path, outputs: outputs, width: width, height: height, workers: workers,
                                       precision: precision, knownSHA256: sha256)
+            groups.forEach { $0.leave() }
         }
     }
 

@@ -169,11 +169,10 @@ package final class OpenVINORuntime: @unchecked Sendable {
     package static let preparing = DispatchGroup()
 
     /// Waits for the compilations started ahead of use, also those of sessions still alive; the
-    /// process calls it before it exits.
-    /// OpenVINO must not be torn down under a thread still compiling, and an exit handler is too
-    /// late: the CPU plugin, loaded by the first compilation, registers its own teardown after
-    /// ours, so it ran first (a short input under load then crashed in the plugin's freed code at
-    /// exit, about one run in fifteen).
+    /// process calls it before it exits. OpenVINO must not be torn down under a thread still
+    /// compiling, and an exit handler is too late: the CPU plugin, loaded by the first
+    /// compilation, registers its own teardown after ours, so it ran first (a run shorter than
+    /// the compile then crashed or hung at exit).
     package static func finishPreparations() { preparing.wait() }
 
     /// glibc malloc arenas for the whole process, set when OpenVINO is first loaded.

@@ -14,18 +14,32 @@ final class SignalFlag: Sendable {
 
 /// Calls `handler` on SIGINT or SIGTERM instead of ending the process (and ignores SIGPIPE, so a
 /// closed pipe is a write error).
-func stopOnSignals(_ handler: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
+func stopOnSignals(_ handler: @escaping @Sendable () -> Void) -> [SignalHandler] {
     signal(SIGPIPE, SIG_IGN)
     return [SIGINT, SIGTERM].map { onSignal($0, handler) }
 }
 
-/// Runs `handler` (on a dispatch queue, not in the signal handler) when the process gets `number`.
-func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
+/// Runs `handler` (on a dispatch queue, not in the signal handler) when the process gets `number`,
+/// until `cancel()`.
+func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> SignalHandler {
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
     source.setEventHandler(handler: handler)
     source.resume()
-    return source
+    return SignalHandler(number: number, source: source)
+}
+
+/// A signal taken over by `onSignal`. `cancel()` gives the signal its default action back, so a
+/// process that is slow to end after its run still ends on Ctrl-C or SIGTERM (the dispatch
+/// source's own handler stayed installed, catching them for nobody).
+struct SignalHandler {
+    let number: Int32
+    let source: DispatchSourceSignal
+
+    func cancel() {
+        source.cancel()
+        signal(number, SIG_DFL)
+    }
 }
 
 extension Run {

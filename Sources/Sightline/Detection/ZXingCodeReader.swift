@@ -83,10 +83,10 @@ public final class ZXingCodeReader: CodeReader {
 
     /// One symbol as zxing-cpp reported it, corners in pixels of the picture it read.
     private struct Found {
-        package var symbology: Symbology
-        package var text: String
-        package var bytes: [UInt8]
-        package var corners: [(x: Double, y: Double)]
+        var symbology: Symbology
+        var text: String
+        var bytes: [UInt8]
+        var corners: [(x: Double, y: Double)]
     }
 
     private func observation(_ f: Found, in gray: GrayImage, rotation: Rotation) -> CodeObservation {

@@ -27,17 +27,17 @@ public final class IdentityClustering {
     private struct TrackState {
         /// The highest-ranked samples, and their mean once none waits to be embedded (kept with
         /// them: linking reads every person's tracks' means for each new track).
-        package private(set) var samples: [LinkSample] = []
-        package private(set) var embedding: FaceEmbedding?
-        package var identity: Int?
+        private(set) var samples: [LinkSample] = []
+        private(set) var embedding: FaceEmbedding?
+        var identity: Int?
         /// Other face tracks seen in the same frame as this one.
-        package var together = Set<Int>()
+        var together = Set<Int>()
 
         /// The samples' faces waiting to be embedded.
-        package var aligned: [AlignedFace] { samples.compactMap(\.aligned) }
-        package var waiting: Int { samples.count { $0.aligned != nil } }
+        var aligned: [AlignedFace] { samples.compactMap(\.aligned) }
+        var waiting: Int { samples.count { $0.aligned != nil } }
 
-        package mutating func add(_ sample: LinkSample, keeping count: Int) {
+        mutating func add(_ sample: LinkSample, keeping count: Int) {
             samples.append(sample)
             samples.sort(by: LinkSample.ranked)
             if samples.count > count { samples.removeLast() }
@@ -45,7 +45,7 @@ public final class IdentityClustering {
         }
 
         /// Takes the embeddings of `aligned`, in its order.
-        package mutating func embedded(_ embeddings: some Sequence<FaceEmbedding?>) {
+        mutating func embedded(_ embeddings: some Sequence<FaceEmbedding?>) {
             var next = embeddings.makeIterator()
             for i in samples.indices where samples[i].aligned != nil {
                 samples[i].face = next.next().flatMap { $0.map(LinkSample.Face.embedded) } ?? .failed

@@ -34,13 +34,13 @@ package final class OpenVINORuntime: @unchecked Sendable {
 
     private struct Key: Hashable { var path: String; var width: Int; var height: Int; var workers: Int; var precision: DNNPrecision }
     private struct State {
-        package var core: OpaquePointer
-        package var compiled: [Key: CompileSlot] = [:]
+        var core: OpaquePointer
+        var compiled: [Key: CompileSlot] = [:]
         /// Model files already checked, with the outputs asked for (each worker's session asks).
-        package var validated: Set<[String]> = []
+        var validated: Set<[String]> = []
         /// A checked model not compiled yet, by file and outputs: the first compilation takes it
         /// instead of reading the file again (SFace takes about 70 ms to read).
-        package var unused: [[String]: OpaquePointer] = [:]
+        var unused: [[String]: OpaquePointer] = [:]
     }
     private let state: Mutex<State>
 
@@ -48,7 +48,7 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// runtime's lock, so models of other sizes compile at the same time on other threads), and
     /// later callers wait for it and share it, or its error.
     private final class CompileSlot: Sendable {
-        package let made = Mutex<Result<CompiledModel, InferenceError>?>(nil)
+        let made = Mutex<Result<CompiledModel, InferenceError>?>(nil)
     }
 
     /// A compiled model; freed with the runtime (never: it lives for the process).

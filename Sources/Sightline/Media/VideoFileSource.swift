@@ -685,13 +685,13 @@ private final class AudioPackets: @unchecked Sendable {
     private var packets: [UnsafeMutablePointer<AVPacket>] = []
     private let lock = NSLock()
 
-    package func append(_ packet: UnsafeMutablePointer<AVPacket>) {
+    func append(_ packet: UnsafeMutablePointer<AVPacket>) {
         lock.lock()
         packets.append(packet)
         lock.unlock()
     }
 
-    package func takeAll() -> [UnsafeMutablePointer<AVPacket>] {
+    func takeAll() -> [UnsafeMutablePointer<AVPacket>] {
         lock.lock()
         defer { lock.unlock() }
         let all = packets

@@ -158,6 +158,6 @@ package final class RegionSearch {
 
 /// A code's identity within one frame: symbology and payload bytes.
 private struct ReadKey: Hashable {
-    package let symbology: Symbology
-    package let bytes: [UInt8]
+    let symbology: Symbology
+    let bytes: [UInt8]
 }

@@ -188,7 +188,7 @@ package final class RegionSearcher {
     }
 
     private struct ReaderKey: Hashable {
-        package let symbology: Symbology
-        package let passes: ReadPasses
+        let symbology: Symbology
+        let passes: ReadPasses
     }
 }

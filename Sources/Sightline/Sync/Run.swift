@@ -181,13 +181,13 @@ public final class Run: @unchecked Sendable {
 /// The sinks of a run still taking frames, the summary counted so far, and the first failure.
 private final class Delivery {
     private var active: [FrameSink]
-    package private(set) var summary = SummaryRecord()
+    private(set) var summary = SummaryRecord()
     private var failure: Error?
 
-    package init(sinks: [FrameSink]) { active = sinks }
+    init(sinks: [FrameSink]) { active = sinks }
 
     /// Calls `body` on every active sink; one that throws is abandoned.
-    package func each(_ body: (FrameSink) throws -> Void) {
+    func each(_ body: (FrameSink) throws -> Void) {
         var failed: [Int] = []
         for (i, sink) in active.enumerated() {
             do { try body(sink) } catch {
@@ -200,35 +200,35 @@ private final class Delivery {
         for i in failed.reversed() { active.remove(at: i) }
     }
 
-    package func frame(_ record: FrameRecord, picture: VideoFrame) {
+    func frame(_ record: FrameRecord, picture: VideoFrame) {
         each { try $0.frame(record, picture: picture) }
         summary.add(record)
     }
 
-    package func discontinuity(_ record: DiscontinuityRecord) {
+    func discontinuity(_ record: DiscontinuityRecord) {
         each { try $0.discontinuity(record) }
         summary.discontinuities += 1
     }
 
-    package func end(_ tracks: [TrackRecord]) {
+    func end(_ tracks: [TrackRecord]) {
         guard !tracks.isEmpty else { return }
         each { try $0.tracksEnded(tracks) }
         summary.tracks += tracks.count
     }
 
     /// Stops the run (with the first failure) once no output is left.
-    package func checkOutputsLeft() throws {
+    func checkOutputsLeft() throws {
         if let failure, !active.contains(where: \.isOutput) { throw failure }
     }
 
-    package func abandonAll() {
+    func abandonAll() {
         active.forEach { $0.abandon() }
         active = []
     }
 
     /// Finishes the sinks in order, each with the failures of those before it; then throws the
     /// first failure, if any.
-    package func finish(_ counted: SummaryRecord) throws -> SummaryRecord {
+    func finish(_ counted: SummaryRecord) throws -> SummaryRecord {
         summary = counted
         for sink in active {
             do { try sink.finish(summary) } catch {

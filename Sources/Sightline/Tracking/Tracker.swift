@@ -24,20 +24,20 @@ public struct TrackerOptions: Sendable, Equatable {
 /// everything is processed in frame order, so ids do not depend on the thread count.
 public final class Tracker {
     private final class LiveTrack {
-        package let id: Int
-        package let kind: TrackKind
-        package var motion: BoxMotion
-        package var misses = 0
+        let id: Int
+        let kind: TrackKind
+        var motion: BoxMotion
+        var misses = 0
         /// The box of its last observation (not interpolated).
-        package var seen: Box
+        var seen: Box
         /// Codes: the corners of its last read.
-        package var polygon: [Point] = []
-        package private(set) var builder: TrackRecordBuilder
-        package var record: TrackRecord { builder.record }
+        var polygon: [Point] = []
+        private(set) var builder: TrackRecordBuilder
+        var record: TrackRecord { builder.record }
         /// Codes: the reads that confirm the track.
-        package var confirmation = CodeConfirmation.Tally()
+        var confirmation = CodeConfirmation.Tally()
 
-        package init(id: Int, kind: TrackKind, box: Box, frame: FrameRecord) {
+        init(id: Int, kind: TrackKind, box: Box, frame: FrameRecord) {
             self.id = id
             self.kind = kind
             motion = BoxMotion(box)
@@ -46,7 +46,7 @@ public final class Tracker {
         }
 
         /// Folds one observation of this track into its record.
-        package func observe(box: Box, score: Double, source: ObservationSource, frame: FrameRecord) {
+        func observe(box: Box, score: Double, source: ObservationSource, frame: FrameRecord) {
             builder.observe(box: box, score: score, source: source, frame: frame)
             if source == .interpolated { return }
             seen = box
@@ -54,18 +54,18 @@ public final class Tracker {
             misses = 0
         }
 
-        package func read(_ code: CodeObservation) { builder.read(code) }
+        func read(_ code: CodeObservation) { builder.read(code) }
 
-        package func observe(_ code: CodeObservation, frame: FrameRecord) {
+        func observe(_ code: CodeObservation, frame: FrameRecord) {
             observe(box: code.box, score: 1, source: code.source, frame: frame)
             if code.source != .interpolated { polygon = code.polygon }
         }
 
-        package func observeEarlier(box: Box, score: Double, frame: FrameRecord) {
+        func observeEarlier(box: Box, score: Double, frame: FrameRecord) {
             builder.observeEarlier(box: box, score: score, frame: frame)
         }
 
-        package var finished: TrackRecord {
+        var finished: TrackRecord {
             var r = builder.finished
             if kind == .code { r.state = confirmation.state }
             return r

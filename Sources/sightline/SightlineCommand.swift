@@ -23,29 +23,30 @@ struct SightlineCommand: ParsableCommand {
     )
 
     /// Runs the command, turning Sightline's errors into one stderr line and their exit code.
-    /// Every way out waits for the network compilations started ahead of use.
     static func main() {
         stopBLASThreads()
+        var failure: Error?
         do {
             var command = try parseAsRoot()
             try command.run()
-            OpenVINORuntime.finishPreparations()
-        } catch let error as SightlineError {
-            fail(error, exitCode: error.exitCode)
-        } catch let error as RecordFileError {
-            fail(error, exitCode: error.exitCode)
-        } catch let error as AlignmentError {
-            fail(error, exitCode: 64)
         } catch {
-            OpenVINORuntime.finishPreparations()
-            exit(withError: error)
+            failure = error
+        }
+        // Every way out waits for the network compilations started ahead of use: OpenVINO must
+        // not be torn down under them.
+        OpenVINORuntime.finishPreparations()
+        switch failure {
+        case nil: return
+        case let error as SightlineError: fail(error, exitCode: error.exitCode)
+        case let error as RecordFileError: fail(error, exitCode: error.exitCode)
+        case let error as AlignmentError: fail(error, exitCode: 64)
+        case let error?: exit(withError: error)
         }
     }
 
     /// One stderr line naming the file and the cause, and the error's exit code.
     private static func fail(_ error: Error, exitCode: Int32) -> Never {
         FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-        OpenVINORuntime.finishPreparations()
         Foundation.exit(exitCode)
     }
 }

@@ -124,9 +124,7 @@ final class HardeningRegressionTests: XCTestCase {
         try ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", input)
         for attempt in 1...12 {
             let run = try startSightline(["analyze", input, "-q", "-o", records, "--detect-every", "5"])
-            let deadline = Date().addingTimeInterval(60)
-            while run.isRunning && Date() < deadline { usleep(20_000) }
-            if run.isRunning { kill(run.processIdentifier, SIGKILL); run.waitUntilExit() }
+            if !waitForExit(of: run, timeout: 60) { kill(run.processIdentifier, SIGKILL); run.waitUntilExit() }
             XCTAssertEqual(run.terminationReason, .exit, "run \(attempt): killed by signal \(run.terminationStatus) or hung")
             XCTAssertEqual(run.terminationStatus, 0, "run \(attempt)")
         }

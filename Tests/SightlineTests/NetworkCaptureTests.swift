@@ -105,9 +105,7 @@ final class NetworkCaptureTests: XCTestCase {
         usleep(500_000)
         XCTAssertTrue(capture.isRunning, "capture ended by itself")
         kill(capture.processIdentifier, SIGINT)
-        let deadline = Date().addingTimeInterval(20)
-        while capture.isRunning, Date() < deadline { usleep(50_000) }
-        XCTAssertFalse(capture.isRunning, "capture did not stop on SIGINT")
+        XCTAssertTrue(waitForExit(of: capture, timeout: 20), "capture did not stop on SIGINT")
         if capture.isRunning { capture.terminate() }
         capture.waitUntilExit()
         let stderr = String(decoding: try Data(contentsOf: errPath), as: UTF8.self)

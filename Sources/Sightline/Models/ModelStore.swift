@@ -56,16 +56,9 @@ public struct ModelStore: Sendable {
         (extraDirectory.map { [$0] } ?? []) + [cacheDirectory] + (systemDirectory.map { [$0] } ?? [])
     }
 
-    /// True when the file at `path` is the known model (its sha256 matches, or it was made here).
+    /// True when the file at `path` is the known model (its sha256 matches).
     public func isVerified(_ model: KnownModel, at path: String) -> Bool {
-        (try? SHA256.hex(ofFile: path)).map { $0 == model.sha256 || Self.madeHere(model, at: path, sha256: $0) } ?? false
-    }
-
-    /// A model the install makes (`madeBy`) whose bytes differ from the pinned ones on this CPU
-    /// kind, but which its script checked and installed: `PATH.sha256` holds "PINNED ACTUAL".
-    package static func madeHere(_ model: KnownModel, at path: String, sha256: String) -> Bool {
-        guard model.madeBy != nil, let note = try? String(contentsOfFile: path + ".sha256", encoding: .utf8) else { return false }
-        return note.trimmingCharacters(in: .whitespacesAndNewlines) == "\(model.sha256) \(sha256)"
+        (try? SHA256.hex(ofFile: path)) == model.sha256
     }
 
     /// The first installed copy of the model, if any (not checked).
@@ -92,17 +85,17 @@ public struct ModelStore: Sendable {
             throw SightlineError.detectorUnavailable(
                 name: model.name,
                 reason: "model \(model.file) is not installed (looked in \(searchDirectories.joined(separator: ", "))); "
-                    + (model.madeBy != nil ? "make it with Scripts/install-deps.sh, or use --dnn-precision f32"
+                    + (model.shippedAt != nil ? "install it with Scripts/install-deps.sh, or use --dnn-precision f32"
                        : model.registryPackage == nil ? "fetch it with `sightline models fetch \(model.name)`"
                                                     : "install it with Scripts/install-deps.sh or `sightline models fetch \(model.name) --from FILE|DIR|URL`")
                     + ", or pass a file with --face-model PATH; --faces haar-alt2 needs no model")
         }
         let sha = try SHA256.hex(ofFile: path)
-        guard sha == model.sha256 || Self.madeHere(model, at: path, sha256: sha) else {
+        guard sha == model.sha256 else {
             throw SightlineError.detectorUnavailable(
                 name: model.name,
                 reason: "\(path) is not the known \(model.file) (sha256 \(sha), expected \(model.sha256)); "
-                    + (model.registryPackage == nil && model.madeBy == nil ? "fetch it again with `sightline models fetch \(model.name)`"
+                    + (model.registryPackage == nil && model.shippedAt == nil ? "fetch it again with `sightline models fetch \(model.name)`"
                                                     : "install it again with Scripts/install-deps.sh")
                     + ", or pass it with --face-model PATH; --faces haar-alt2 needs no model")
         }
@@ -240,8 +233,8 @@ extension ModelStore {
             out.append("  file       \(model.file), \(model.size) bytes")
             out.append("  format     \(model.format)")
             out.append("  license    \(model.license)")
-            if let script = model.madeBy {
-                out.append("  source     made from the installed f32 model by \(script)")
+            if let shipped = model.shippedAt {
+                out.append("  source     \(shipped) in Sightline's source tree (derived from \(KnownModel.all.first { $0.int8Variant == model }?.file ?? "the f32 model"))")
                 out.append("  install    Scripts/install-deps.sh")
             } else if let package = model.registryPackage {
                 out.append("  source     \(package.member) in \(package.file) (package registry, sha256 \(package.sha256))")
@@ -255,7 +248,7 @@ extension ModelStore {
                 let checked = isVerified(model, at: path)
                 out.append("  installed  \(path) (sha256 \(checked ? "checked" : "DIFFERS: fetch it again"))")
             } else {
-                out.append("  installed  no (\(model.madeBy != nil || model.registryPackage != nil ? "Scripts/install-deps.sh" : "sightline models fetch \(model.name)"))")
+                out.append("  installed  no (\(model.shippedAt != nil || model.registryPackage != nil ? "Scripts/install-deps.sh" : "sightline models fetch \(model.name)"))")
             }
         }
         return out.joined(separator: "\n") + "\n"

@@ -10,7 +10,7 @@ pasted small on textured backgrounds, and darkened, blurred, noisy and partly co
 both, because a model calibrated on clean frames only loses faces on dark, soft stage footage.
 Everything is seeded, and ONNX Runtime runs on one thread, so the same inputs give the same file.
 Exits 1, writing nothing, when the INT8 model loses a face that f32 finds on the check set.
-Needs numpy, scipy, onnx, onnxruntime and nncf (centerface-int8.sh's virtual environment) and ffmpeg.
+Needs numpy, scipy, onnx, onnxruntime and nncf (rebuild.sh's virtual environment) and ffmpeg.
 """
 import argparse
 import os
@@ -277,7 +277,7 @@ def check_frames(frames):
 
 # --- main --------------------------------------------------------------------------------------
 
-def quantize(model, frames, keep_f32=KEEP_F32, preset="mixed", fast_bias=True, ranges="minmax"):
+def quantize(model, frames, keep_f32=KEEP_F32, preset="mixed", fast_bias=True, ranges="minmax", overflow_fix="first_layer_only"):
     import logging
     import nncf
     import nncf.onnx.engine
@@ -297,6 +297,7 @@ def quantize(model, frames, keep_f32=KEEP_F32, preset="mixed", fast_bias=True, r
                              preset=getattr(nncf.QuantizationPreset, preset.upper()), subset_size=len(frames),
                              fast_bias_correction=fast_bias, ignored_scope=nncf.IgnoredScope(names=keep_f32),
                              advanced_parameters=nncf.AdvancedQuantizationParameters(
+                                 overflow_fix=nncf.OverflowFix(overflow_fix),
                                  activations_range_estimator_params=getattr(RangeEstimatorParametersSet,
                                                                             ranges.upper())))
     finally:
@@ -320,6 +321,8 @@ def main():
     p.add_argument("--ranges", default="minmax",
                    choices=["minmax", "mean_minmax", "median_minmax", "mean_no_outliers_minmax", "mean_quantile",
                             "histogram"], help="how NNCF sets the activations' ranges")
+    p.add_argument("--overflow-fix", default="first_layer_only", choices=["enable", "first_layer_only", "disable"],
+                   help="layers whose weights keep 7 bits, so CPUs without VNNI do not saturate")
     p.add_argument("--no-check", action="store_true")
     a = p.parse_args()
 
@@ -332,7 +335,7 @@ def main():
     print(f"{len(frames)} calibration frames made in {time.monotonic() - start:.0f} s", file=sys.stderr)
     start = time.monotonic()
     int8 = quantize(model, frames, [n for n in a.keep_f32.split(",") if n], a.preset,
-                    fast_bias=not a.slow_bias, ranges=a.ranges)
+                    fast_bias=not a.slow_bias, ranges=a.ranges, overflow_fix=a.overflow_fix)
     print(f"quantized in {time.monotonic() - start:.0f} s", file=sys.stderr)
 
     if not a.no_check:

@@ -35,18 +35,23 @@ struct SightlineCommand: ParsableCommand {
         // Every way out waits for the network compilations started ahead of use: OpenVINO must
         // not be torn down under them.
         OpenVINORuntime.finishPreparations()
-        switch failure {
-        case nil: return
-        case let error as SightlineError: fail(error, exitCode: error.exitCode)
-        case let error as RecordFileError: fail(error, exitCode: error.exitCode)
-        case let error as AlignmentError: fail(error, exitCode: 64)
-        case let error?: exit(withError: error)
+        guard let failure else { return }
+        let (status, message) = report(failure)
+        if !message.isEmpty {
+            (status == 0 ? FileHandle.standardOutput : FileHandle.standardError).write(Data((message + "\n").utf8))
         }
+        Foundation.exit(status)
     }
 
-    /// One stderr line naming the file and the cause, and the error's exit code.
-    private static func fail(_ error: Error, exitCode: Int32) -> Never {
-        FileHandle.standardError.write(Data("sightline: \(error)\n".utf8))
-        Foundation.exit(exitCode)
+    /// How a command's failure ends the process: its exit status, and the message for standard
+    /// error (standard output for help and the version, whose status is 0). Sightline's errors are
+    /// one line naming the file and the cause, with the exit code of that cause.
+    static func report(_ error: Error) -> (status: Int32, message: String) {
+        switch error {
+        case let error as SightlineError: return (error.exitCode, "sightline: \(error)")
+        case let error as RecordFileError: return (error.exitCode, "sightline: \(error)")
+        case let error as AlignmentError: return (64, "sightline: \(error)")
+        default: return (exitCode(for: error).rawValue, fullMessage(for: error))
+        }
     }
 }

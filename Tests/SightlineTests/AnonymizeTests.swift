@@ -96,14 +96,14 @@ final class AnonymizeTests: XCTestCase {
     /// shared model files (or a skip).
     private static let yunetFetched: Result<ProcessResult, Error> = Result {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("yunet")))
-        return try runProcess(Fixtures.binary, ["models", "fetch", "yunet", "--from", Fixtures.sharedModels.path],
+        return sightline(["models", "fetch", "yunet", "--from", Fixtures.sharedModels.path],
                               environment: ["XDG_CACHE_HOME": cacheHome.path, "SIGHTLINE_MODELS": ""])
     }
 
     private func leaks(_ original: String, _ anonymized: String, _ extra: [String] = []) throws -> LeakCounts {
         let fetched = try Self.yunetFetched.get()
         XCTAssertEqual(fetched.status, 0, fetched.stderr)
-        let run = try runProcess(Fixtures.binary, ["leaks", original, anonymized, "--json", "-"] + extra, environment: environment)
+        let run = sightline(["leaks", original, anonymized, "--json", "-"] + extra, environment: environment)
         XCTAssertTrue([0, 3].contains(run.status), run.stderr)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any], run.stderr)
         let leaked = try XCTUnwrap(json["leaked_faces"] as? Int)
@@ -123,7 +123,7 @@ final class AnonymizeTests: XCTestCase {
     }
 
     private func anonymize(_ input: String, _ output: String, _ extra: [String] = []) throws {
-        let run = try runProcess(Fixtures.binary, ["anonymize", input, "-o", output, "-q"] + extra, environment: environment)
+        let run = sightline(["anonymize", input, "-o", output, "-q"] + extra, environment: environment)
         XCTAssertEqual(run.status, 0, run.stderr)
     }
 
@@ -187,7 +187,7 @@ final class AnonymizeTests: XCTestCase {
         // face of the sample is reported (its faces are large: the detector runs on a frame
         // scaled to 640 px, a quarter of the work).
         let blurred = dir.appendingPathComponent("sample-blur.mp4").path
-        let render = try runProcess(Fixtures.binary, ["analyze", sample, "--codes", "off", "--render", blurred, "--style", "blur",
+        let render = sightline(["analyze", sample, "--codes", "off", "--render", blurred, "--style", "blur",
                                                       "-q", "-o", dir.appendingPathComponent("r.jsonl").path], environment: environment)
         XCTAssertEqual(render.status, 0, render.stderr)
         let blur = try leaks(sample, blurred, ["--checks", "detector", "--face-width", "640", "--min-face", "40"])
@@ -212,15 +212,15 @@ final class AnonymizeTests: XCTestCase {
         let title = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format_tags=title", "-of", "csv=p=0", out])
         XCTAssertEqual(title.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "anonymization scene")
 
-        let missing = try runProcess(Fixtures.binary, ["anonymize", dir.appendingPathComponent("nope.mp4").path, "-o", out], environment: environment)
+        let missing = sightline(["anonymize", dir.appendingPathComponent("nope.mp4").path, "-o", out], environment: environment)
         XCTAssertEqual(missing.status, 66)
         XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
         XCTAssertTrue(missing.stderr.contains("nope.mp4"), missing.stderr)
-        let other = try runProcess(Fixtures.binary, ["leaks", scene, try Self.sampleClip.get(), "--checks", "detector",
+        let other = sightline(["leaks", scene, try Self.sampleClip.get(), "--checks", "detector",
                                                       "--face-width", "640", "--min-face", "40"], environment: environment)
         XCTAssertEqual(other.status, 65, other.stderr)
         XCTAssertTrue(other.stderr.contains("not the frames of the original"), other.stderr)
-        let badScale = try runProcess(Fixtures.binary, ["anonymize", scene, "-o", out, "--mask-scale", "0.5"])
+        let badScale = sightline(["anonymize", scene, "-o", out, "--mask-scale", "0.5"])
         XCTAssertEqual(badScale.status, 64)
     }
 

@@ -55,7 +55,7 @@ final class AuditCommandTests: XCTestCase {
         let run = try write("run.jsonl", records([frameLine(0, faces: [(0, nil)], codes: [("A", 0)]),
                                                   frameLine(1, codes: [("B", 0)]),
                                                   frameLine(2, faces: [(0, nil), (500, nil)], codes: [("A", 0)])]))
-        let table = try sightline("audit", run, truth, "--per-frame")
+        let table = sightline("audit", run, truth, "--per-frame")
         XCTAssertEqual(table.status, 0, table.stderr)
         XCTAssertTrue(table.stdoutText.contains("TP 2  FP 1  FN 1   precision 0.6667  recall 0.6667"), table.stdoutText)
         XCTAssertTrue(table.stdoutText.contains("correct 2/3 (0.6667)  wrong payload 1"), table.stdoutText)
@@ -63,7 +63,7 @@ final class AuditCommandTests: XCTestCase {
         XCTAssertTrue(table.stdoutText.contains(#"frame 1 (0.033333 s)  code wrong     qr "A" read as qr "B""#), table.stdoutText)
         XCTAssertTrue(table.stdoutText.contains("frame 2 (0.066667 s)  face extra     x 500.00 y 0.00 w 100.00 h 100.00"), table.stdoutText)
 
-        let result = try sightline("audit", run, truth, "--format", "json", "--per-frame")
+        let result = sightline("audit", run, truth, "--format", "json", "--per-frame")
         XCTAssertEqual(result.status, 0, result.stderr)
         let report = try json(result)
         let faces = try XCTUnwrap(report["faces"] as? [String: Any])
@@ -76,7 +76,7 @@ final class AuditCommandTests: XCTestCase {
         XCTAssertEqual(missed?.first?["track"] as? Int, 1)
 
         // --kind faces leaves codes out.
-        let facesOnly = try json(try sightline("audit", run, truth, "--format", "json", "--kind", "faces"))
+        let facesOnly = try json(sightline("audit", run, truth, "--format", "json", "--kind", "faces"))
         XCTAssertNotNil(facesOnly["faces"])
         XCTAssertNil(facesOnly["codes"])
     }
@@ -85,26 +85,26 @@ final class AuditCommandTests: XCTestCase {
         let truth = try write("truth.jsonl", records((0..<4).map { frameLine($0, faces: [(0, 1)], codes: [("A", 0)]) }))
         // Faces found in 3 of 4 frames (recall 0.75, precision 1); codes all right; no track ids.
         let run = try write("run.jsonl", records((0..<4).map { frameLine($0, faces: $0 == 3 ? [] : [(0, nil)], codes: [("A", 0)]) }))
-        XCTAssertEqual(try sightline("audit", run, truth, "--min-recall", "0.75", "--min-precision", "1").status, 0)
-        let recall = try sightline("audit", run, truth, "--min-recall", "0.8")
+        XCTAssertEqual(sightline("audit", run, truth, "--min-recall", "0.75", "--min-precision", "1").status, 0)
+        let recall = sightline("audit", run, truth, "--min-recall", "0.8")
         XCTAssertEqual(recall.status, 3)
         XCTAssertEqual(recall.stderr, "sightline: --min-recall not met: faces 0.7500 < 0.8000\n")
         XCTAssertFalse(recall.stdout.isEmpty, "the report is still written")
         // The per-kind gates of the first audit command still work.
-        XCTAssertEqual(try sightline("audit", run, truth, "--min-face-recall", "0.8").status, 3)
-        XCTAssertEqual(try sightline("audit", run, truth, "--min-code-recall", "1").status, 0)
-        XCTAssertEqual(try sightline("audit", run, truth, "--kind", "codes", "--min-recall", "1").status, 0)
+        XCTAssertEqual(sightline("audit", run, truth, "--min-face-recall", "0.8").status, 3)
+        XCTAssertEqual(sightline("audit", run, truth, "--min-code-recall", "1").status, 0)
+        XCTAssertEqual(sightline("audit", run, truth, "--kind", "codes", "--min-recall", "1").status, 0)
         // ID switches cannot be counted without track ids: the gate is not met.
-        let switches = try sightline("audit", run, truth, "--kind", "faces", "--max-id-switches", "0")
+        let switches = sightline("audit", run, truth, "--kind", "faces", "--max-id-switches", "0")
         XCTAssertEqual(switches.status, 3)
         XCTAssertTrue(switches.stderr.contains("ID switches not available: the prediction has no track ids"), switches.stderr)
         // With ids: track 7, then 8 in frames 2–3: one switch.
         let tracked = try write("tracked.jsonl", records((0..<4).map { frameLine($0, faces: [(0, $0 < 2 ? 7 : 8)]) }))
-        XCTAssertEqual(try sightline("audit", tracked, truth, "--kind", "faces", "--max-id-switches", "1").status, 0)
-        XCTAssertEqual(try sightline("audit", tracked, truth, "--kind", "faces", "--max-id-switches", "0").status, 3)
+        XCTAssertEqual(sightline("audit", tracked, truth, "--kind", "faces", "--max-id-switches", "1").status, 0)
+        XCTAssertEqual(sightline("audit", tracked, truth, "--kind", "faces", "--max-id-switches", "0").status, 3)
         // Bad gate values are command-line errors.
-        XCTAssertEqual(try sightline("audit", run, truth, "--min-recall", "1.5").status, 64)
-        XCTAssertEqual(try sightline("audit", run, truth, "--kind", "codes", "--min-face-recall", "0.5").status, 64)
+        XCTAssertEqual(sightline("audit", run, truth, "--min-recall", "1.5").status, 64)
+        XCTAssertEqual(sightline("audit", run, truth, "--kind", "codes", "--min-face-recall", "0.5").status, 64)
     }
 
     func testMatchByTime() throws {
@@ -112,23 +112,23 @@ final class AuditCommandTests: XCTestCase {
         // no truth frame is within the prediction's frames 100–102, by time every frame pairs.
         let truth = try write("truth.jsonl", records((0..<3).map { frameLine($0, faces: [(0, 1)]) }))
         let run = try write("run.jsonl", records((0..<3).map { frameLine($0 + 100, t: Double($0) / 30 + 0.004, faces: [(0, nil)]) }))
-        let byIndex = try json(try sightline("audit", run, truth, "--format", "json", "--kind", "faces"))
+        let byIndex = try json(sightline("audit", run, truth, "--format", "json", "--kind", "faces"))
         XCTAssertEqual((byIndex["frames"] as? [String: Any])?["compared"] as? Int, 0)
         XCTAssertEqual((byIndex["frames"] as? [String: Any])?["truth_outside_prediction"] as? Int, 3)
-        let byTime = try json(try sightline("audit", run, truth, "--format", "json", "--kind", "faces", "--match", "time"))
+        let byTime = try json(sightline("audit", run, truth, "--format", "json", "--kind", "faces", "--match", "time"))
         let detection = (byTime["faces"] as? [String: Any])?["detection"] as? [String: Any]
         XCTAssertEqual(detection?["true_positives"] as? Int, 3)
         // Frames 0.02 s late: truth frame 0 (t 0) is more than half a frame interval (1/60 s) from
         // the nearest one (0.02), so outside the prediction; truth frames 1 and 2 pair with the late
         // frames 0 and 1, 0.0133 s before them.
         let late = try write("late.jsonl", records((0..<3).map { frameLine($0, t: Double($0) / 30 + 0.02, faces: [(0, nil)]) }))
-        let lateReport = try json(try sightline("audit", late, truth, "--format", "json", "--kind", "faces", "--match", "time"))
+        let lateReport = try json(sightline("audit", late, truth, "--format", "json", "--kind", "faces", "--match", "time"))
         XCTAssertEqual((lateReport["frames"] as? [String: Any])?["truth_outside_prediction"] as? Int, 1)
         XCTAssertEqual((lateReport["frames"] as? [String: Any])?["compared"] as? Int, 2)
         XCTAssertEqual(((lateReport["faces"] as? [String: Any])?["detection"] as? [String: Any])?["true_positives"] as? Int, 2)
         // Without a frame rate on either side, time matching is refused.
         let bare = try write("bare.jsonl", frameLine(0, faces: [(0, 1)]) + "\n")
-        assertError(try sightline("audit", bare, bare, "--match", "time"), exit: 64, prefix: "--match time", mentions: "frame_rate")
+        assertError(sightline("audit", bare, bare, "--match", "time"), exit: 64, prefix: "--match time", mentions: "frame_rate")
     }
 
     func testRunOverPartOfTheVideo() throws {
@@ -137,7 +137,7 @@ final class AuditCommandTests: XCTestCase {
         // counts as missed. Compared 3 frames: TP 2, FN 1.
         let truth = try write("truth.jsonl", records((0..<5).map { frameLine($0, faces: [(0, 1)]) }))
         let run = try write("run.jsonl", records([1, 3].map { frameLine($0, faces: [(0, nil)]) }))
-        let report = try json(try sightline("audit", run, truth, "--format", "json", "--kind", "faces"))
+        let report = try json(sightline("audit", run, truth, "--format", "json", "--kind", "faces"))
         let frames = try XCTUnwrap(report["frames"] as? [String: Any])
         XCTAssertEqual(frames["compared"] as? Int, 3)
         XCTAssertEqual(frames["truth_outside_prediction"] as? Int, 2)
@@ -152,7 +152,7 @@ final class AuditCommandTests: XCTestCase {
         // everything matches, tracking is available (ids on both sides), codes are skipped.
         let truth = try RecordFile(path: Fixtures.sampleTruth)
         let mot = try write("faces.txt", MOTChallengeText.text(of: truth.frames))
-        let result = try sightline("audit", mot, Fixtures.sampleTruth, "--format", "json", "--min-recall", "1", "--max-id-switches", "0")
+        let result = sightline("audit", mot, Fixtures.sampleTruth, "--format", "json", "--min-recall", "1", "--max-id-switches", "0")
         XCTAssertEqual(result.status, 0, result.stderr)
         let report = try json(result)
         let faces = try XCTUnwrap(report["faces"] as? [String: Any])
@@ -163,7 +163,7 @@ final class AuditCommandTests: XCTestCase {
         XCTAssertEqual(tracking["mostly_tracked"] as? Int, 2)
         XCTAssertNotNil((report["codes"] as? [String: Any])?["skipped"])
         // MOTChallenge on both sides.
-        XCTAssertEqual(try sightline("audit", mot, mot, "--min-recall", "1", "--max-id-switches", "0").status, 0)
+        XCTAssertEqual(sightline("audit", mot, mot, "--min-recall", "1", "--max-id-switches", "0").status, 0)
     }
 
     // MARK: - malformed input
@@ -171,24 +171,24 @@ final class AuditCommandTests: XCTestCase {
     func testMalformedRecordFiles() throws {
         let good = try write("good.jsonl", records([frameLine(0, faces: [(0, 1)])]))
         let notJSON = try write("notjson.jsonl", records([frameLine(0), "this is not json", frameLine(1)]))
-        assertError(try sightline("audit", notJSON, good), exit: 65, prefix: "\(notJSON):3: ", mentions: "not valid JSON")
+        assertError(sightline("audit", notJSON, good), exit: 65, prefix: "\(notJSON):3: ", mentions: "not valid JSON")
         let notObject = try write("array.jsonl", "[1,2,3]\n")
-        assertError(try sightline("audit", good, notObject), exit: 65, prefix: "\(notObject):1: ", mentions: "not a JSON object")
+        assertError(sightline("audit", good, notObject), exit: 65, prefix: "\(notObject):1: ", mentions: "not a JSON object")
         let noIndex = try write("noindex.jsonl", records([#"{"type":"frame","faces":[]}"#]))
-        assertError(try sightline("audit", noIndex, good), exit: 65, prefix: "\(noIndex):2: ", mentions: "index")
+        assertError(sightline("audit", noIndex, good), exit: 65, prefix: "\(noIndex):2: ", mentions: "index")
         let facesNotArray = try write("faces.jsonl", records([#"{"type":"frame","index":0,"faces":{"x":1}}"#]))
-        assertError(try sightline("audit", facesNotArray, good), exit: 65, prefix: "\(facesNotArray):2: ", mentions: "\"faces\" is not an array")
+        assertError(sightline("audit", facesNotArray, good), exit: 65, prefix: "\(facesNotArray):2: ", mentions: "\"faces\" is not an array")
         let badBox = try write("box.jsonl", records([#"{"type":"frame","index":0,"faces":[{"box":{"x":1}}]}"#]))
-        assertError(try sightline("audit", badBox, good), exit: 65, prefix: "\(badBox):2: ", mentions: "box needs numbers")
+        assertError(sightline("audit", badBox, good), exit: 65, prefix: "\(badBox):2: ", mentions: "box needs numbers")
         let noType = try write("notype.jsonl", #"{"index":0}"# + "\n")
-        assertError(try sightline("audit", noType, good), exit: 65, prefix: "\(noType):1: ", mentions: "type")
+        assertError(sightline("audit", noType, good), exit: 65, prefix: "\(noType):1: ", mentions: "type")
         let twice = try write("twice.jsonl", records([frameLine(4), frameLine(4)]))
-        assertError(try sightline("audit", twice, good), exit: 65, prefix: "\(twice):3: ", mentions: "already appears on line 2")
+        assertError(sightline("audit", twice, good), exit: 65, prefix: "\(twice):3: ", mentions: "already appears on line 2")
         let unknownMOT = try write("results.txt", "1,1,10,20,30,40,0.9,-1,-1,-1,7\n")
-        assertError(try sightline("audit", unknownMOT, good), exit: 65, prefix: "\(unknownMOT):1: ", mentions: "11 columns")
-        assertError(try sightline("diff", good, unknownMOT), exit: 65, prefix: "\(unknownMOT):1: ", mentions: "11 columns")
+        assertError(sightline("audit", unknownMOT, good), exit: 65, prefix: "\(unknownMOT):1: ", mentions: "11 columns")
+        assertError(sightline("diff", good, unknownMOT), exit: 65, prefix: "\(unknownMOT):1: ", mentions: "11 columns")
         let missing = dir.appendingPathComponent("missing.jsonl").path
-        assertError(try sightline("audit", missing, good), exit: 66, prefix: "\(missing): ", mentions: "No such file")
+        assertError(sightline("audit", missing, good), exit: 66, prefix: "\(missing): ", mentions: "No such file")
     }
 
     func testTruncatedLastLineIsReportedNotDropped() throws {
@@ -196,12 +196,12 @@ final class AuditCommandTests: XCTestCase {
         let whole = try Data(contentsOf: URL(fileURLWithPath: Fixtures.sampleTruth))
         let cut = dir.appendingPathComponent("cut.jsonl").path
         try whole.prefix(whole.count - 100).write(to: URL(fileURLWithPath: cut))
-        assertError(try sightline("audit", cut, Fixtures.sampleTruth), exit: 65, prefix: "\(cut):301: ", mentions: "truncated last line")
-        assertError(try sightline("audit", Fixtures.sampleTruth, cut), exit: 65, prefix: "\(cut):301: ", mentions: "truncated last line")
+        assertError(sightline("audit", cut, Fixtures.sampleTruth), exit: 65, prefix: "\(cut):301: ", mentions: "truncated last line")
+        assertError(sightline("audit", Fixtures.sampleTruth, cut), exit: 65, prefix: "\(cut):301: ", mentions: "truncated last line")
         // A complete last line that only lacks its newline is read.
         let noNewline = dir.appendingPathComponent("nonewline.jsonl").path
         try whole.dropLast().write(to: URL(fileURLWithPath: noNewline))
-        XCTAssertEqual(try sightline("audit", noNewline, Fixtures.sampleTruth, "--min-recall", "1").status, 0)
+        XCTAssertEqual(sightline("audit", noNewline, Fixtures.sampleTruth, "--min-recall", "1").status, 0)
     }
 
     // MARK: - diff
@@ -209,7 +209,7 @@ final class AuditCommandTests: XCTestCase {
     func testDiffOfIdenticalAndChangedRuns() throws {
         let a = try write("a.jsonl", records([frameLine(0, faces: [(0, 1), (300, 2)], codes: [("A", 0)]),
                                               frameLine(1, faces: [(0, 1), (300, 2)], codes: [("A", 0)])]))
-        let same = try sightline("diff", a, a)
+        let same = sightline("diff", a, a)
         XCTAssertEqual(same.status, 0, same.stderr)
         XCTAssertTrue(same.stdoutText.hasSuffix("no differences\n"), same.stdoutText)
         // B: frame 0 face 2 moved to x 360 (IoU 40/160 = 0.25 < 0.5) and the code reads "Z";
@@ -217,12 +217,12 @@ final class AuditCommandTests: XCTestCase {
         // renumbering, not a track change, as 1 and 5 correspond throughout.
         let b = try write("b.jsonl", records([frameLine(0, faces: [(0, 5), (360, 2)], codes: [("Z", 0)]),
                                               frameLine(1, faces: [(0, 5), (900, 3)], codes: [("A", 0)])]))
-        let table = try sightline("diff", a, b)
+        let table = sightline("diff", a, b)
         XCTAssertEqual(table.status, 3, table.stderr)
         XCTAssertTrue(table.stdoutText.contains("faces  same 2 (2 identical)  moved 1  new 1  lost 1  track changes 0"), table.stdoutText)
         XCTAssertTrue(table.stdoutText.contains("codes  same 1 (1 identical)  moved 0  new 0  lost 0  payload changed 1"), table.stdoutText)
         XCTAssertTrue(table.stdoutText.contains("IoU 0.2500"), table.stdoutText)
-        let result = try sightline("diff", a, b, "--format", "json")
+        let result = sightline("diff", a, b, "--format", "json")
         XCTAssertEqual(result.status, 3)
         let diff = try json(result)
         XCTAssertEqual(diff["identical"] as? Bool, false)
@@ -233,7 +233,7 @@ final class AuditCommandTests: XCTestCase {
         // contradict frame 0's correspondence.
         let c = try write("c.jsonl", records([frameLine(0, faces: [(0, 1), (300, 2)]), frameLine(1, faces: [(0, 2), (300, 1)])]))
         let d = try write("d.jsonl", records([frameLine(0, faces: [(0, 1), (300, 2)]), frameLine(1, faces: [(0, 1), (300, 2)])]))
-        let tracks = try json(try sightline("diff", c, d, "--format", "json", "--kind", "faces"))
+        let tracks = try json(sightline("diff", c, d, "--format", "json", "--kind", "faces"))
         XCTAssertEqual((tracks["faces"] as? [String: Any])?["track_changes"] as? Int, 2)
     }
 }

@@ -78,21 +78,21 @@ final class CodeConfirmationTests: XCTestCase {
     func testTracksCommandMarksUnconfirmedTracks() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let path = dir.appendingPathComponent("run.jsonl").path
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "1", "-o", path)
+        let run = sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "1", "-o", path)
         XCTAssertEqual(run.status, 0, run.stderr)
         // A run where a 1D code needs more reads than the window holds: it never confirms.
         let strict = dir.appendingPathComponent("strict.jsonl").path
-        let strictRun = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "0.1",
+        let strictRun = sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "0.1",
                                       "--code-confirm-reads", "5", "--code-confirm-window", "5", "-o", strict)
         XCTAssertEqual(strictRun.status, 0, strictRun.stderr)
-        let table = try sightline("tracks", strict)
+        let table = sightline("tracks", strict)
         XCTAssertEqual(table.status, 0, table.stderr)
         XCTAssertTrue(table.stdoutText.contains("unconfirmed ean13 \"5901234123457\""), table.stdoutText)
         XCTAssertTrue(table.stdoutText.contains("qr \"https://example.org/sightline/qr-1\""), table.stdoutText)
         XCTAssertFalse(table.stdoutText.contains("unconfirmed qr"), table.stdoutText)
-        let confirmedOnly = try sightline("tracks", strict, "--confirmed-only")
+        let confirmedOnly = sightline("tracks", strict, "--confirmed-only")
         XCTAssertFalse(confirmedOnly.stdoutText.contains("5901234123457"), confirmedOnly.stdoutText)
-        let normal = try sightline("tracks", path)
+        let normal = sightline("tracks", path)
         XCTAssertFalse(normal.stdoutText.contains("unconfirmed"), normal.stdoutText)
         XCTAssertTrue(normal.stdoutText.contains("ean13 \"5901234123457\""), normal.stdoutText)
     }

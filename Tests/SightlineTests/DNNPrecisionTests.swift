@@ -13,7 +13,7 @@ final class DNNPrecisionTests: XCTestCase {
     /// (on a CPU without bf16 the plugin computes in f32; either way the boxes must hold).
     func testBF16IsRecordedAndFindsTheSampleFaces() throws {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--duration", "1", "--dnn-precision", "bf16")
+        let run = sightline("analyze", Fixtures.sample, "-q", "--duration", "1", "--dnn-precision", "bf16")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try streamFaces(run.stdout)["precision"] as? String, "bf16")
         let report = try Auditor().audit(predicted: try RecordFile(jsonLines: run.stdout, path: "bf16"),
@@ -28,7 +28,7 @@ final class DNNPrecisionTests: XCTestCase {
     /// is no INT8 network (OpenCV's runtime) int8 is f32, and the record says so.
     func testTheDefaultIsTheInt8NetworkAndTheRecordNamesIt() throws {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
-        let int8 = try sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1")
+        let int8 = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1")
         XCTAssertEqual(int8.status, 0, int8.stderr)
         let faces = try streamFaces(int8.stdout)
         XCTAssertEqual(faces["precision"] as? String, "int8")
@@ -36,12 +36,12 @@ final class DNNPrecisionTests: XCTestCase {
         XCTAssertTrue((faces["model"] as? String)?.hasSuffix("/centerface-int8.onnx") == true, "\(faces)")
         XCTAssertEqual(faces["verified"] as? Bool, true)
 
-        let f32 = try sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-precision", "f32")
+        let f32 = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-precision", "f32")
         XCTAssertEqual(f32.status, 0, f32.stderr)
         XCTAssertEqual(try streamFaces(f32.stdout)["precision"] as? String, "f32")
         XCTAssertEqual(try streamFaces(f32.stdout)["sha256"] as? String, KnownModel.named("centerface")?.sha256)
 
-        let opencv = try sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-runtime", "opencv")
+        let opencv = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-runtime", "opencv")
         XCTAssertEqual(opencv.status, 0, opencv.stderr)
         XCTAssertEqual(try streamFaces(opencv.stdout)["precision"] as? String, "f32")
     }
@@ -60,7 +60,7 @@ final class DNNPrecisionTests: XCTestCase {
     /// Without the INT8 file the run stops before any output, saying how to make it or go on.
     func testAMissingInt8NetworkIsOneLineWithWhatToDo() throws {
         let empty = try Fixtures.temporaryDirectory(self)
-        let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--duration", "0.1"],
+        let run = sightline(["analyze", Fixtures.sample, "-q", "--duration", "0.1"],
                                  environment: ["SIGHTLINE_SYSTEM_MODELS": empty.path, "SIGHTLINE_MODELS": "",
                                                "XDG_CACHE_HOME": empty.path])
         XCTAssertEqual(run.status, 69, run.stderr)
@@ -71,12 +71,12 @@ final class DNNPrecisionTests: XCTestCase {
 
     func testPrecisionNeedsADNNBackendOnOpenVINO() throws {
         for options in [["--faces", "haar-alt2"], ["--dnn-runtime", "opencv"]] {
-            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--dnn-precision", "bf16"] + options)
+            let run = sightline(["analyze", Fixtures.sample, "-q", "--dnn-precision", "bf16"] + options)
             XCTAssertEqual(run.status, 64, run.stderr)
             XCTAssertTrue(run.stderr.contains("--dnn-precision bf16 needs a DNN backend run by OpenVINO"), run.stderr)
         }
         // int8 (the default) needs nothing: the cascades have no network.
-        let haar = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--duration", "0.1", "--faces", "haar-alt2", "--dnn-precision", "int8"])
+        let haar = sightline(["analyze", Fixtures.sample, "-q", "--duration", "0.1", "--faces", "haar-alt2", "--dnn-precision", "int8"])
         XCTAssertEqual(haar.status, 0, haar.stderr)
     }
 }

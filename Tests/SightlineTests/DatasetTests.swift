@@ -79,7 +79,7 @@ final class DatasetTests: XCTestCase {
             let model = try Fixtures.sharedModelOrSkip(try XCTUnwrap(backend.model))
             var found = 0, extra = 0, total = 0
             for (path, truth) in photos {
-                let run = try sightline("analyze", path, "-q", "--codes", "off", "--faces", backend.rawValue, "--face-model", model)
+                let run = sightline("analyze", path, "-q", "--codes", "off", "--faces", backend.rawValue, "--face-model", model)
                 XCTAssertEqual(run.status, 0, run.stderr)
                 let frame = try XCTUnwrap(try RecordFile(jsonLines: run.stdout, path: path).frames.first)
                 var unused = frame.faces.map(\.box)

@@ -24,50 +24,50 @@ final class ErrorHandlingTests: XCTestCase {
     }
 
     func testMissingFile() throws {
-        assertFails(try sightline("analyze", path("nope.mp4")), exit: 66, mentions: [path("nope.mp4"), "No such file"])
+        assertFails(try sightlineBinary("analyze", path("nope.mp4")), exit: 66, mentions: [path("nope.mp4"), "No such file"])
     }
 
     func testDirectoryInput() throws {
-        assertFails(try sightline("analyze", dir.path), exit: 66, mentions: [dir.path, "directory"])
+        assertFails(try sightlineBinary("analyze", dir.path), exit: 66, mentions: [dir.path, "directory"])
     }
 
     func testEmptyFile() throws {
         XCTAssertTrue(FileManager.default.createFile(atPath: path("empty.mp4"), contents: Data()))
-        assertFails(try sightline("analyze", path("empty.mp4")), exit: 65, mentions: [path("empty.mp4"), "empty"])
+        assertFails(try sightlineBinary("analyze", path("empty.mp4")), exit: 65, mentions: [path("empty.mp4"), "empty"])
     }
 
     func testNotAVideo() throws {
         try Data("just some text, not a video\n".utf8).write(to: URL(fileURLWithPath: path("notes.mp4")))
-        assertFails(try sightline("analyze", path("notes.mp4")), exit: 65, mentions: [path("notes.mp4"), "not a video"])
+        assertFails(try sightlineBinary("analyze", path("notes.mp4")), exit: 65, mentions: [path("notes.mp4"), "not a video"])
     }
 
     func testNoVideoStream() throws {
         try ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", path("tone.m4a"))
-        assertFails(try sightline("analyze", path("tone.m4a")), exit: 67, mentions: [path("tone.m4a"), "no video stream"])
-        assertFails(try sightline("analyze", Fixtures.sample, "--stream", "3"), exit: 67, mentions: [Fixtures.sample, "stream 3"])
+        assertFails(try sightlineBinary("analyze", path("tone.m4a")), exit: 67, mentions: [path("tone.m4a"), "no video stream"])
+        assertFails(try sightlineBinary("analyze", Fixtures.sample, "--stream", "3"), exit: 67, mentions: [Fixtures.sample, "stream 3"])
     }
 
     func testPlaylistsAreRefusedUnlessNetworkIsAllowed() throws {
         let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n\(Fixtures.sample)\n#EXT-X-ENDLIST\n"
         try Data(playlist.utf8).write(to: URL(fileURLWithPath: path("list.m3u8")))
-        assertFails(try sightline("analyze", path("list.m3u8")), exit: 65, mentions: [path("list.m3u8"), "refused"])
+        assertFails(try sightlineBinary("analyze", path("list.m3u8")), exit: 65, mentions: [path("list.m3u8"), "refused"])
     }
 
     func testUnwritableOutput() throws {
         let target = path("missing-dir/out.jsonl")
-        assertFails(try sightline("analyze", Fixtures.sample, "-o", target), exit: 73, mentions: [target])
+        assertFails(try sightlineBinary("analyze", Fixtures.sample, "-o", target), exit: 73, mentions: [target])
     }
 
     /// A refused option ends the process with 64 and the reason (the other refusals are checked
     /// in-process by `OptionValidationTests`).
     func testBadOptionValues() throws {
-        assertFails(try sightline("analyze", Fixtures.sample, "--threads", "0"), exit: 64, mentions: ["--threads"])
+        assertFails(try sightlineBinary("analyze", Fixtures.sample, "--threads", "0"), exit: 64, mentions: ["--threads"])
     }
 
     func testTruncatedFileKeepsEverythingThatDecoded() throws {
         let whole = try Data(contentsOf: URL(fileURLWithPath: Fixtures.sample))
         try whole.prefix(whole.count * 6 / 10).write(to: URL(fileURLWithPath: path("cut.mp4")))
-        let run = try sightline("analyze", path("cut.mp4"), "-q", "--faces", "off", "-o", path("cut.jsonl"))
+        let run = try sightlineBinary("analyze", path("cut.mp4"), "-q", "--faces", "off", "-o", path("cut.jsonl"))
         assertFails(run, exit: 2, mentions: [path("cut.mp4"), "truncated"])
         let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path("cut.jsonl"))))
         let summary = try XCTUnwrap(lines.last)
@@ -86,7 +86,7 @@ final class ErrorHandlingTests: XCTestCase {
         for i in 100_000..<140_000 { bytes[i] = UInt8(truncatingIfNeeded: i &* 7919) }
         try Data(bytes).write(to: URL(fileURLWithPath: path("corrupt.mp4")))
         // One decoder thread: with frame threading, FFmpeg flags concealed damage less reliably.
-        let run = try sightline("analyze", path("corrupt.mp4"), "-q", "--faces", "off", "--decoder-threads", "1",
+        let run = try sightlineBinary("analyze", path("corrupt.mp4"), "-q", "--faces", "off", "--decoder-threads", "1",
                                 "-o", path("corrupt.jsonl"))
         assertFails(run, exit: 2, mentions: [path("corrupt.mp4"), "corrupt"])
         let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path("corrupt.jsonl"))))

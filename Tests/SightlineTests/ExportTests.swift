@@ -20,7 +20,7 @@ final class ExportTests: XCTestCase {
 
     private func export(_ records: String, _ format: String, _ extra: String..., to name: String) throws -> String {
         let out = path(name)
-        let run = try runProcess(Fixtures.binary, ["export", records, "--format", format, "-o", out] + extra)
+        let run = sightline(["export", records, "--format", format, "-o", out] + extra)
         XCTAssertEqual(run.status, 0, run.stderr)
         return out
     }
@@ -111,14 +111,14 @@ final class ExportTests: XCTestCase {
     /// audit to the same numbers as the JSON Lines they came from.
     func testMOTExportAuditsLikeTheJSONLines() throws {
         let records = try analyzedSample()
-        let audit = try sightline("audit", records, Fixtures.sampleTruth, "--format", "json")
+        let audit = sightline("audit", records, Fixtures.sampleTruth, "--format", "json")
         XCTAssertEqual(audit.status, 0, audit.stderr)
         let jsonl = try XCTUnwrap(JSONSerialization.jsonObject(with: audit.stdout) as? [String: Any])
 
         for (kind, section) in [("face", "faces"), ("code", "codes")] {
             let run = try export(records, "mot", "--kind", kind, to: "run-\(kind).txt")
             let truth = try export(Fixtures.sampleTruth, "mot", "--kind", kind, to: "truth-\(kind).txt")
-            let motAudit = try sightline("audit", run, truth, "--format", "json")
+            let motAudit = sightline("audit", run, truth, "--format", "json")
             XCTAssertEqual(motAudit.status, 0, motAudit.stderr)
             let mot = try XCTUnwrap(JSONSerialization.jsonObject(with: motAudit.stdout) as? [String: Any])
             // MOTChallenge text holds boxes only, read as faces.
@@ -143,23 +143,23 @@ final class ExportTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains(fragment), "'\(fragment)' not in: \(result.stderr)", file: file, line: line)
         }
         let out = path("out.xml")
-        assertError(try sightline("export", path("missing.jsonl"), "--format", "coco", "-o", out), exit: 66,
+        assertError(sightline("export", path("missing.jsonl"), "--format", "coco", "-o", out), exit: 66,
                     mentions: "\(path("missing.jsonl")): cannot read the file")
         let malformed = path("bad.jsonl")
         try Data("{\"type\":\"stream\",\"width\":10,\"height\":10}\n{\"type\":\"frame\"}\n".utf8).write(to: URL(fileURLWithPath: malformed))
-        assertError(try sightline("export", malformed, "--format", "cvat-video", "-o", out), exit: 65, mentions: "\(malformed):2: ")
+        assertError(sightline("export", malformed, "--format", "cvat-video", "-o", out), exit: 65, mentions: "\(malformed):2: ")
         // Without a stream record there is no frame size for CVAT and COCO; MOT needs none.
         let bare = path("bare.jsonl")
         try Data("{\"type\":\"frame\",\"index\":0,\"faces\":[{\"track\":1,\"box\":{\"x\":1,\"y\":2,\"w\":3,\"h\":4}}]}\n".utf8)
             .write(to: URL(fileURLWithPath: bare))
-        assertError(try sightline("export", bare, "--format", "coco", "-o", out), exit: 65, mentions: "\(bare): no stream record with the frame size")
+        assertError(sightline("export", bare, "--format", "coco", "-o", out), exit: 65, mentions: "\(bare): no stream record with the frame size")
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "no file is left behind")
-        let mot = try sightline("export", bare, "--format", "mot", "-o", "-")
+        let mot = sightline("export", bare, "--format", "mot", "-o", "-")
         XCTAssertEqual(mot.status, 0, mot.stderr)
         XCTAssertEqual(mot.stdoutText, "1,1,1.00,2.00,3.00,4.00,-1,-1,-1,-1\n")
-        assertError(try sightline("export", bare, "--format", "mot", "--kind", "all", "-o", out), exit: 64, mentions: "--kind face or --kind code")
-        assertError(try sightline("export", bare, "--format", "yaml", "-o", out), exit: 64, mentions: "yaml")
-        assertError(try sightline("export", bare, "--format", "mot", "-o", path("no-such-dir/out.txt")), exit: 73,
+        assertError(sightline("export", bare, "--format", "mot", "--kind", "all", "-o", out), exit: 64, mentions: "--kind face or --kind code")
+        assertError(sightline("export", bare, "--format", "yaml", "-o", out), exit: 64, mentions: "yaml")
+        assertError(sightline("export", bare, "--format", "mot", "-o", path("no-such-dir/out.txt")), exit: 73,
                     mentions: "\(path("no-such-dir/out.txt")): cannot create output")
     }
 }

@@ -43,7 +43,7 @@ final class HardeningRegressionTests: XCTestCase {
     /// of presentation order, the muxer refusing the timestamp, exit 74, no summary, an empty MP4.
     func testDecoderGoingBackInTimeKeepsOrderRecordsAndVideo() throws {
         let input = try sampleWithFlips("sample-bitflips-pts-backwards.flips")
-        let run = try sightline("analyze", input, "-q", "--faces", "off", "-o", path("run.jsonl"), "--render", path("run.mp4"))
+        let run = try sightlineBinary("analyze", input, "-q", "--faces", "off", "-o", path("run.jsonl"), "--render", path("run.mp4"))
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("out of presentation order"), run.stderr)
         XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
@@ -101,7 +101,7 @@ final class HardeningRegressionTests: XCTestCase {
         for input in inputs {
             let records = path("m.jsonl"), video = path("m.mp4")
             try? FileManager.default.removeItem(atPath: records)
-            let run = try sightline("analyze", input.path, "-q", "-o", records, "--render", video)
+            let run = try sightlineBinary("analyze", input.path, "-q", "-o", records, "--render", video)
             assertCleanEnd(run, allowed: [0, 2, 65, 67], input)
             if [0, 2].contains(run.status) {
                 try validate(records)
@@ -109,7 +109,7 @@ final class HardeningRegressionTests: XCTestCase {
                 XCTAssertEqual(try Media.ptsList(video).count, frames.count, input.lastPathComponent)
             }
         }
-        let unknownCodec = try sightline("analyze", Self.regressions.appendingPathComponent("media/truncated-no-decoder-use-after-free.mp4").path, "-q")
+        let unknownCodec = try sightlineBinary("analyze", Self.regressions.appendingPathComponent("media/truncated-no-decoder-use-after-free.mp4").path, "-q")
         XCTAssertEqual(unknownCodec.status, 65, unknownCodec.stderr)
         XCTAssertTrue(unknownCodec.stderr.contains("no decoder for codec"), unknownCodec.stderr)
     }
@@ -155,20 +155,20 @@ final class HardeningRegressionTests: XCTestCase {
         let inputs = try fuzzInputs("FuzzRecords")
         XCTAssertFalse(inputs.isEmpty)
         for input in inputs {
-            assertCleanEnd(try sightline("tracks", input.path), allowed: [0, 65], input)
-            assertCleanEnd(try sightline("audit", input.path, input.path), allowed: [0, 3, 64, 65], input)
-            assertCleanEnd(try sightline("render", Fixtures.sample, input.path, "-o", path("r.mp4")), allowed: [65], input)
+            assertCleanEnd(try sightlineBinary("tracks", input.path), allowed: [0, 65], input)
+            assertCleanEnd(try sightlineBinary("audit", input.path, input.path), allowed: [0, 3, 64, 65], input)
+            assertCleanEnd(try sightlineBinary("render", Fixtures.sample, input.path, "-o", path("r.mp4")), allowed: [65], input)
             let shard = Shard(input: "a.mp4", number: 0, count: 1, start: 0, duration: nil, warmup: 0,
                               output: input.path, merged: path("merged.jsonl"))
             try (shard.json.serialized() + "\n").write(toFile: path("plan.jsonl"), atomically: true, encoding: .utf8)
-            let merge = try sightline("merge", path("plan.jsonl"), "-q")
+            let merge = try sightlineBinary("merge", path("plan.jsonl"), "-q")
             assertCleanEnd(merge, allowed: [0, 65, 66], input)
             if merge.status != 0 {   // found: a track id under a key the reader skips crashed merge
                 XCTAssertFalse(FileManager.default.fileExists(atPath: path("merged.jsonl.partial")), input.lastPathComponent)
             }
             try? FileManager.default.removeItem(atPath: path("merged.jsonl"))
         }
-        let empty = try sightline("tracks", Self.regressions.appendingPathComponent("fuzz/FuzzRecords/empty-file-leak").path)
+        let empty = try sightlineBinary("tracks", Self.regressions.appendingPathComponent("fuzz/FuzzRecords/empty-file-leak").path)
         XCTAssertEqual(empty.status, 0, empty.stderr)
         XCTAssertTrue(empty.stdoutText.contains("(no tracks)"), empty.stdoutText)
     }
@@ -180,7 +180,7 @@ final class HardeningRegressionTests: XCTestCase {
         let inputs = try fuzzInputs("FuzzMaskImage")
         XCTAssertFalse(inputs.isEmpty)
         for input in inputs {
-            let run = try sightline("snapshot", Fixtures.sample, "--at", "1", "--faces", "haar-alt2", "--codes", "off",
+            let run = try sightlineBinary("snapshot", Fixtures.sample, "--at", "1", "--faces", "haar-alt2", "--codes", "off",
                                     "--style", "mask:" + input.path, "-o", path("mask.png"))
             assertCleanEnd(run, allowed: [0, 65], input)
             if run.status == 0 { XCTAssertEqual(try Media.size(path("mask.png")).width, 1280, input.lastPathComponent) }

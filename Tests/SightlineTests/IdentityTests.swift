@@ -123,7 +123,7 @@ final class IdentityTests: XCTestCase {
             try ffmpeg("-i", video, "-vf", "trim=start_frame=\(range.lowerBound * Self.shotFrames):end_frame=\(range.upperBound * Self.shotFrames),setpts=PTS-STARTPTS",
                        "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", clip)
             let out = dir.appendingPathComponent("part\(part).jsonl").path
-            let run = try sightline("analyze", clip, "-q", "--codes", "off", "--identities", "on", "--embeddings", "-o", out)
+            let run = sightline("analyze", clip, "-q", "--codes", "off", "--identities", "on", "--embeddings", "-o", out)
             XCTAssertEqual(run.status, 0, run.stderr)
             files.append(out)
             for (k, identity) in try identitiesPerShot(out, shots: range.count).enumerated() {
@@ -142,7 +142,7 @@ final class IdentityTests: XCTestCase {
         // Without embeddings, files cannot be linked: one clear error naming the file (the whole
         // video analyzed with --identities on, without --embeddings: the shared run).
         let plain = PeopleFixture.records
-        let refused = try sightline("people", files[0], plain)
+        let refused = sightline("people", files[0], plain)
         XCTAssertEqual(refused.status, 65)
         XCTAssertTrue(refused.stderr.contains(plain) && refused.stderr.contains("--embeddings"), refused.stderr)
     }

@@ -114,6 +114,21 @@ final class Int8AccuracyTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(c.meanIoU, 0.85, "\(c)")
     }
 
+    /// Real footage of people (../shared/data/intel-sample-videos: a classroom, people walking
+    /// toward the camera, heads turning; no truth: f32's faces are the reference), every 2nd frame
+    /// at the default detection size.
+    func testTheRealFootageFacesAreFoundAsAtF32() throws {
+        let folder = try Fixtures.sharedDataOrSkip("intel-sample-videos")
+        for clip in ["classroom", "face-demographics-walking-and-pause", "face-demographics-walking",
+                     "head-pose-face-detection-female-and-male"] {
+            let c = try compare(folder.appendingPathComponent(clip + ".gif").path, truth: nil, stride: 2)
+            print("int8 against f32, \(clip): \(c)")
+            XCTAssertGreaterThan(c.found[.f32] ?? 0, 0, clip)
+            XCTAssertEqual(c.lost, [], "\(clip): \(c)")
+            XCTAssertGreaterThanOrEqual(c.meanIoU, 0.85, "\(clip): \(c)")
+        }
+    }
+
     /// Without the INT8 file (another backend, a --face-model file, OpenCV) int8 is f32.
     func testInt8FallsBackToF32WhereThereIsNoInt8Network() throws {
         var options = FaceDetectorOptions(backend: .centerface)

@@ -75,14 +75,14 @@ final class LeaksTests: XCTestCase {
             throw XCTSkip("YuNet is installed in the system models folder")
         }
         let clips = try Self.clips.get()
-        let missing = try runProcess(Fixtures.binary, ["leaks", clips.plain, clips.plain], environment: env)
+        let missing = sightline(["leaks", clips.plain, clips.plain], environment: env)
         XCTAssertEqual(missing.status, 69)
         XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
         XCTAssertTrue(missing.stderr.contains("sightline models fetch yunet"), missing.stderr)
         XCTAssertTrue(missing.stderr.contains("--checks detector,identity"), missing.stderr)
         for bad in [["--checks", "detector,faces"], ["--checks", ""], ["--second-faces", "centerface"], ["--checks", "identity", "--faces", "ultraface"],
                     ["--identity-threshold", "0"], ["--second-threshold", "1.5"]] {
-            let run = try runProcess(Fixtures.binary, ["leaks", clips.plain, clips.plain] + bad, environment: env)
+            let run = sightline(["leaks", clips.plain, clips.plain] + bad, environment: env)
             XCTAssertEqual(run.status, 64, "\(bad): \(run.stderr)")
         }
     }

@@ -88,7 +88,7 @@ final class ModelFetchTests: XCTestCase {
     }
 
     private func fetch(_ arguments: [String], cache: URL) throws -> ProcessResult {
-        try runProcess(Fixtures.binary, ["models", "fetch"] + arguments,
+        sightline(["models", "fetch"] + arguments,
                        environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
     }
 
@@ -99,7 +99,7 @@ final class ModelFetchTests: XCTestCase {
     func testListShowsEveryModelWithItsPinnedSourceAndWhereItIs() throws {
         let cache = try Fixtures.temporaryDirectory(self)
         let noSystem = ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": "", "SIGHTLINE_SYSTEM_MODELS": ""]
-        var run = try runProcess(Fixtures.binary, ["models", "list"], environment: noSystem)
+        var run = sightline(["models", "list"], environment: noSystem)
         XCTAssertEqual(run.status, 0, run.stderr)
         for model in KnownModel.all {
             XCTAssertTrue(run.stdoutText.contains("\(model.name)  (--faces \(model.name))"), run.stdoutText)
@@ -121,7 +121,7 @@ final class ModelFetchTests: XCTestCase {
         // centerface as Scripts/install-deps.sh installs it: in the system folder, checked.
         let centerface = try XCTUnwrap(KnownModel.named("centerface"))
         let system = URL(fileURLWithPath: try Fixtures.sharedModelOrSkip(centerface)).deletingLastPathComponent().path
-        run = try runProcess(Fixtures.binary, ["models", "list"], environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
+        run = sightline(["models", "list"], environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
         XCTAssertTrue(run.stdoutText.contains("installed  \(system)/centerface.onnx (sha256 checked)"), run.stdoutText)
         // Without --from, fetch says where centerface comes from.
         run = try fetch(["centerface"], cache: cache)
@@ -129,7 +129,7 @@ final class ModelFetchTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("Scripts/install-deps.sh"), run.stderr)
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("yunet")))
         XCTAssertEqual(try fetch(["yunet", "--from", Fixtures.sharedModels.path], cache: cache).status, 0)
-        run = try runProcess(Fixtures.binary, ["models", "list"], environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
+        run = sightline(["models", "list"], environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
         XCTAssertTrue(run.stdoutText.contains("installed  \(cache.path)/sightline/models/yunet_legacy_120x160.onnx"), run.stdoutText)
     }
 
@@ -170,7 +170,7 @@ final class ModelFetchTests: XCTestCase {
         XCTAssertEqual(installed(cache), [ultraface.file])
         XCTAssertEqual(try SHA256.hex(ofFile: cache.path + "/sightline/models/" + ultraface.file), ultraface.sha256)
         // The installed model works.
-        let analyze = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--faces", "ultraface", "--duration", "0.2"],
+        let analyze = sightline(["analyze", Fixtures.sample, "-q", "--faces", "ultraface", "--duration", "0.2"],
                                      environment: ["XDG_CACHE_HOME": cache.path, "SIGHTLINE_MODELS": ""])
         XCTAssertEqual(analyze.status, 0, analyze.stderr)
 

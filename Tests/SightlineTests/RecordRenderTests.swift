@@ -29,7 +29,7 @@ enum RenderFixture {
         let clip = dir.appendingPathComponent("other.mp4").path
         try ffmpeg("-i", Fixtures.sample, "-t", "0.5", "-vf", "scale=640:360", "-c:v", "libx264", "-preset", "ultrafast", clip)
         let records = dir.appendingPathComponent("other.jsonl").path
-        let run = try sightline("analyze", clip, "-q", "--faces", "off", "--codes", "off", "-o", records)
+        let run = sightline("analyze", clip, "-q", "--faces", "off", "--codes", "off", "-o", records)
         guard run.status == 0 else { throw "analyze of the other clip failed: \(run.stderr)" }
         return records
     }
@@ -53,7 +53,7 @@ final class RecordRenderTests: XCTestCase {
         try RenderFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("render.mp4").path
-        let run = try sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q")
+        let run = sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try Media.ptsList(out), try Media.ptsList(Fixtures.sample))
         // The same overlays as analyze --render drew while detecting: identical pictures.
@@ -81,10 +81,10 @@ final class RecordRenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let records = dir.appendingPathComponent("span.jsonl").path
         let analyzed = dir.appendingPathComponent("analyzed.mp4").path
-        let analyze = try sightline("analyze", Fixtures.sample, "-q", "--start", "4", "--duration", "1", "-o", records, "--render", analyzed)
+        let analyze = sightline("analyze", Fixtures.sample, "-q", "--start", "4", "--duration", "1", "-o", records, "--render", analyzed)
         XCTAssertEqual(analyze.status, 0, analyze.stderr)
         let out = dir.appendingPathComponent("span.mp4").path
-        let run = try sightline("render", Fixtures.sample, records, "-o", out, "-q")
+        let run = sightline("render", Fixtures.sample, records, "-o", out, "-q")
         XCTAssertEqual(run.status, 0, run.stderr)
         let recorded = try RecordFile(path: records).frames
         XCTAssertEqual(recorded.count, 30)
@@ -100,10 +100,10 @@ final class RecordRenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let input = try Media.sampleWithAudio(in: dir)
         let records = dir.appendingPathComponent("r.jsonl").path
-        let analyze = try sightline("analyze", input, "-q", "--faces", "off", "-o", records)
+        let analyze = sightline("analyze", input, "-q", "--faces", "off", "-o", records)
         XCTAssertEqual(analyze.status, 0, analyze.stderr)
         let out = dir.appendingPathComponent("out.mp4").path
-        let run = try sightline("render", input, records, "-o", out, "-q")
+        let run = sightline("render", input, records, "-o", out, "-q")
         XCTAssertEqual(run.status, 0, run.stderr)
         let original = try Media.audioPacketHashes(input)
         XCTAssertGreaterThan(original.count, 50)
@@ -114,12 +114,12 @@ final class RecordRenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let other = try RenderFixture.otherVideoRecords(in: dir)
         let out = dir.appendingPathComponent("out.mp4").path
-        let run = try sightline("render", Fixtures.sample, other, "-o", out, "-q")
+        let run = sightline("render", Fixtures.sample, other, "-o", out, "-q")
         assertRefused(run, exit: 65, mentions: [other, Fixtures.sample, "coded size 640x360 in the records, 1280x720 in the video"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is written for records of another video")
 
         // Records without a stream record (the truth file) identify no stream.
-        let truth = try sightline("render", Fixtures.sample, Fixtures.sampleTruth, "-o", out, "-q")
+        let truth = sightline("render", Fixtures.sample, Fixtures.sampleTruth, "-o", out, "-q")
         assertRefused(truth, exit: 65, mentions: [Fixtures.sampleTruth, Fixtures.sample, "stream record"])
     }
 
@@ -133,7 +133,7 @@ final class RecordRenderTests: XCTestCase {
             .write(toFile: removed, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("out.mp4").path
         let thumbs = dir.appendingPathComponent("thumbs").path
-        let run = try sightline("render", Fixtures.sample, removed, "-o", out, "-q", "--thumbnails", thumbs)
+        let run = sightline("render", Fixtures.sample, removed, "-o", out, "-q", "--thumbnails", thumbs)
         assertRefused(run, exit: 65, mentions: [removed, Fixtures.sample, "frame 100 of the video", "has no record"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "a refused render leaves no video")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: thumbs), [], "nor thumbnails")
@@ -144,7 +144,7 @@ final class RecordRenderTests: XCTestCase {
         let extraRecord = #"{"type":"frame","index":\#(last.index + 1),"pts":\#(last.pts + 512),"t":10.0,"faces":[],"codes":[]}"#
         try (lines.filter { !$0.isEmpty }.map(String.init) + [extraRecord]).joined(separator: "\n").appending("\n")
             .write(toFile: extra, atomically: true, encoding: .utf8)
-        let more = try sightline("render", Fixtures.sample, extra, "-o", out, "-q")
+        let more = sightline("render", Fixtures.sample, extra, "-o", out, "-q")
         assertRefused(more, exit: 65, mentions: [extra, Fixtures.sample, "record of frame 300", "has no frame in the video"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
@@ -156,7 +156,7 @@ final class RecordRenderTests: XCTestCase {
         let mask = dir.appendingPathComponent("mask.png").path
         try ffmpeg("-f", "lavfi", "-i", "color=c=red@0.5:s=16x16,format=rgba", "-frames:v", "1", mask)
         let out = dir.appendingPathComponent("mask.mp4").path
-        let run = try sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q", "--style", "mask:\(mask)", "--crf", "12")
+        let run = sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q", "--style", "mask:\(mask)", "--crf", "12")
         XCTAssertEqual(run.status, 0, run.stderr)
         let alpha = 127.0 / 255
         let truth = try RecordFile(path: Fixtures.sampleTruth).frames
@@ -188,14 +188,14 @@ final class RecordRenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("out.mp4").path
         let missing = dir.appendingPathComponent("missing.png").path
-        assertRefused(try sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q", "--style", "mask:\(missing)"),
+        assertRefused(sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q", "--style", "mask:\(missing)"),
                       exit: 66, mentions: [missing, "No such file"])
         let text = dir.appendingPathComponent("notes.png").path
         try "not a picture\n".write(toFile: text, atomically: true, encoding: .utf8)
-        assertRefused(try sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q", "--style", "mask:\(text)"),
+        assertRefused(sightline("render", Fixtures.sample, RenderFixture.records, "-o", out, "-q", "--style", "mask:\(text)"),
                       exit: 65, mentions: [text, "not an image"])
         let records = dir.appendingPathComponent("r.jsonl").path
-        assertRefused(try sightline("analyze", Fixtures.sample, "-q", "-o", records, "--render", out, "--style", "mask:\(Fixtures.sample)"),
+        assertRefused(sightline("analyze", Fixtures.sample, "-q", "-o", records, "--render", out, "--style", "mask:\(Fixtures.sample)"),
                       exit: 65, mentions: [Fixtures.sample, "not an image"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
         XCTAssertFalse(FileManager.default.fileExists(atPath: records))
@@ -220,7 +220,7 @@ final class RecordRenderTests: XCTestCase {
         try (lines.joined(separator: "\n") + "\n").write(toFile: edited, atomically: true, encoding: .utf8)
 
         let out = dir.appendingPathComponent("out.mp4").path
-        let run = try sightline("render", Fixtures.sample, edited, "-o", out, "-q", "--timestamp", "--crf", "12")
+        let run = sightline("render", Fixtures.sample, edited, "-o", out, "-q", "--timestamp", "--crf", "12")
         XCTAssertEqual(run.status, 0, run.stderr)
         let rgb = try Media.rgb(out, frame: 30), input = try Media.rgb(Fixtures.sample, frame: 30)
         for (name, p) in points {

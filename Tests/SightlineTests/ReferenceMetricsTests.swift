@@ -65,7 +65,7 @@ final class ReferenceMetricsTests: XCTestCase {
 
         // The command shows the same numbers (4 decimals) in its JSON and its table.
         let folder = dir.appendingPathComponent("mixed")
-        let cli = try sightline("audit", folder.appendingPathComponent("tracker.txt").path, folder.appendingPathComponent("gt.txt").path, "--format", "json")
+        let cli = sightline("audit", folder.appendingPathComponent("tracker.txt").path, folder.appendingPathComponent("gt.txt").path, "--format", "json")
         XCTAssertEqual(cli.status, 0, cli.stderr)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: cli.stdout) as? [String: Any])
         let tracking = try XCTUnwrap((json["faces"] as? [String: Any])?["tracking"] as? [String: Any])
@@ -73,7 +73,7 @@ final class ReferenceMetricsTests: XCTestCase {
         for (key, value) in [("hota", te["HOTA"]), ("deta", te["DetA"]), ("assa", te["AssA"]), ("mota", mm["mota"]), ("idf1", mm["idf1"])] {
             XCTAssertEqual(try XCTUnwrap(tracking[key] as? Double, key), try XCTUnwrap(value), accuracy: 0.00006, key)
         }
-        let table = try sightline("audit", folder.appendingPathComponent("tracker.txt").path, folder.appendingPathComponent("gt.txt").path)
+        let table = sightline("audit", folder.appendingPathComponent("tracker.txt").path, folder.appendingPathComponent("gt.txt").path)
         XCTAssertTrue(table.stdoutText.contains("HOTA \(JSON.format(try XCTUnwrap(te["HOTA"]), digits: 4))  DetA "), table.stdoutText)
     }
 

@@ -30,7 +30,7 @@ final class RenderTests: XCTestCase {
     func testRenderKeepsFramesAndTimestamps() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("boxes.mp4").path
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--render", out, "-o", dir.appendingPathComponent("r.jsonl").path)
+        let run = sightline("analyze", Fixtures.sample, "-q", "--render", out, "-o", dir.appendingPathComponent("r.jsonl").path)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try Media.ptsList(out), try Media.ptsList(Fixtures.sample))
         // The colour description is the input's (BT.709, video range), so players show the same colours.
@@ -41,12 +41,14 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(try colorTags(out), "tv,bt709,bt709,bt709\n")
         XCTAssertEqual(try colorTags(out), try colorTags(Fixtures.sample))
 
-        // Box outlines are drawn in the face colour (green): the middle of a truth face's left edge.
+        // Box outlines are drawn in the face colour (green): the middle of each face's left edge.
+        // The line is 3 px wide on the edge's pixel, and its colour (chroma) covers 2 columns
+        // from the even one: on the edge's own pixel, whether its x is even or odd.
         let truth = try RecordFile(path: Fixtures.sampleTruth).frames[30]
         let rgb = [UInt8](try picture(out, frame: 30, format: "rgb24"))
         let records = try RecordFile(path: dir.appendingPathComponent("r.jsonl").path).frames[30]
         for face in records.faces {
-            let x = Int(face.box.x.rounded()) + 1, y = Int(face.box.center.y)
+            let x = Int(face.box.x.rounded()), y = Int(face.box.center.y)
             let i = (y * 1280 + x) * 3
             let (r, g, b) = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
             XCTAssertGreaterThan(g, r + 60, "pixel (\(x), \(y)) is \(r),\(g),\(b)")
@@ -58,7 +60,7 @@ final class RenderTests: XCTestCase {
     func testBlurHidesFacesAndLeavesTheRestAlone() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("blur.mp4").path
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--duration", "1", "--render", out, "--style", "blur",
+        let run = sightline("analyze", Fixtures.sample, "-q", "--duration", "1", "--render", out, "--style", "blur",
                                 "--crf", "18", "-o", "/dev/null")
         XCTAssertEqual(run.status, 0, run.stderr)
         let input = try picture(Fixtures.sample, frame: 15, format: "gray")
@@ -81,7 +83,7 @@ final class RenderTests: XCTestCase {
         let rotated = dir.appendingPathComponent("rotated.mp4").path
         try ffmpeg("-i", Fixtures.sample, "-t", "0.5", "-c", "copy", "-metadata:s:v", "rotate=90", rotated)
         let out = dir.appendingPathComponent("out.mp4").path
-        let run = try sightline("analyze", rotated, "-q", "--render", out, "-o", "/dev/null")
+        let run = sightline("analyze", rotated, "-q", "--render", out, "-o", "/dev/null")
         XCTAssertEqual(run.status, 0, run.stderr)
         let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream_side_data=rotation", "-of", "csv=p=0", out])
         let original = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream_side_data=rotation", "-of", "csv=p=0", rotated])
@@ -122,7 +124,7 @@ final class RenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let input = try Media.sampleWithAudio(in: dir)
         let out = dir.appendingPathComponent("out.mp4").path
-        let run = try sightline("analyze", input, "-q", "--faces", "off", "--render", out, "-o", "/dev/null")
+        let run = sightline("analyze", input, "-q", "--faces", "off", "--render", out, "-o", "/dev/null")
         XCTAssertEqual(run.status, 0, run.stderr)
         let original = try Media.audioPacketHashes(input), copied = try Media.audioPacketHashes(out)
         XCTAssertGreaterThan(original.count, 50)

@@ -100,7 +100,7 @@ final class ReportBrowserTests: XCTestCase {
         try RenderFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
         let page = dir.appendingPathComponent("report.html").path
-        let run = try sightline("report", RenderFixture.records, "--video", Fixtures.sample, "--truth", Fixtures.sampleTruth, "-q", "-o", page)
+        let run = sightline("report", RenderFixture.records, "--video", Fixtures.sample, "--truth", Fixtures.sampleTruth, "-q", "-o", page)
         XCTAssertEqual(run.status, 0, run.stderr)
 
         let eval = """
@@ -230,9 +230,9 @@ final class ReportBrowserTests: XCTestCase {
     func testWeakerRunMarksTheMissesTheAuditLists() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let records = dir.appendingPathComponent("weak.jsonl").path
-        let analyze = try sightline("analyze", Fixtures.sample, "-q", "--faces", "haar-alt2", "--min-face", "100", "--duration", "2", "-o", records)
+        let analyze = sightline("analyze", Fixtures.sample, "-q", "--faces", "haar-alt2", "--min-face", "100", "--duration", "2", "-o", records)
         XCTAssertEqual(analyze.status, 0, analyze.stderr)
-        let audit = try sightline("audit", records, Fixtures.sampleTruth, "--per-frame", "--format", "json")
+        let audit = sightline("audit", records, Fixtures.sampleTruth, "--per-frame", "--format", "json")
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: audit.stdout) as? [String: Any])
         let perFrame = try XCTUnwrap(report["per_frame"] as? [[String: Any]])
         let missed = perFrame.filter { (($0["faces"] as? [String: Any])?["missed"] as? [Any])?.isEmpty == false }.compactMap { $0["index"] as? Int }
@@ -240,7 +240,7 @@ final class ReportBrowserTests: XCTestCase {
         let clean = try XCTUnwrap((0..<60).first { !missed.contains($0) && !missed.contains($0 - 1) && !missed.contains($0 + 1) })
 
         let page = dir.appendingPathComponent("weak.html").path
-        let run = try sightline("report", records, "--truth", Fixtures.sampleTruth, "-o", page)
+        let run = sightline("report", records, "--truth", Fixtures.sampleTruth, "-o", page)
         XCTAssertEqual(run.status, 0, run.stderr)
         let eval = """
             ({missed: [...document.querySelectorAll('#issues tr.issue[data-kind=missed]')].map((r) => Number(r.dataset.frame)), \
@@ -279,7 +279,7 @@ final class ReportBrowserTests: XCTestCase {
         }
         try swapped.joined(separator: "\n").write(toFile: records, atomically: true, encoding: .utf8)
         let page = dir.appendingPathComponent("swapped.html").path
-        let run = try sightline("report", records, "--truth", Fixtures.sampleTruth, "-o", page)
+        let run = sightline("report", records, "--truth", Fixtures.sampleTruth, "-o", page)
         XCTAssertEqual(run.status, 0, run.stderr)
         let eval = """
             ({switches: document.querySelector('#audit-faces [data-metric=switches]').textContent, \
@@ -307,7 +307,7 @@ final class ReportBrowserTests: XCTestCase {
                                                        "-o", records, "--frames", "19000", "--tracks", "300", "--seed", "7"])
         XCTAssertEqual(make.status, 0, make.stderr)
         let page = dir.appendingPathComponent("long.html").path
-        let run = try sightline("report", records, "-q", "-o", page)
+        let run = sightline("report", records, "-q", "-o", page)
         XCTAssertEqual(run.status, 0, run.stderr)
         let tracks = try trackRecords(records)
         XCTAssertEqual(tracks.count, 300)

@@ -12,7 +12,7 @@ enum PeopleFixture {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: PeopleFixture.directory) }
         _ = try IdentityTests.makeVideo(in: directory)
-        return try sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", records)
+        return sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", records)
     }
 
     /// Skips without the SFace model; fails the test unless the shared run succeeded.
@@ -30,7 +30,7 @@ enum PeopleFixture {
     static func report(in dir: URL, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         try ready(file: file, line: line)
         let page = dir.appendingPathComponent("people.html").path
-        let run = try sightline("report", records, "--video", video, "-q", "-o", page)
+        let run = sightline("report", records, "--video", video, "-q", "-o", page)
         XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
         return page
     }
@@ -56,7 +56,7 @@ final class ReportTests: XCTestCase {
         try RenderFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
         let page = dir.appendingPathComponent("plain.html").path
-        let run = try sightline("report", RenderFixture.records, "-o", page)
+        let run = sightline("report", RenderFixture.records, "-o", page)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try files(dir), ["plain.html"])
         let html = try String(contentsOfFile: page, encoding: .utf8)
@@ -83,7 +83,7 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual((five["samples"] as? [Double])?.count, 150 * 8)
         // The same page from the same records, byte for byte.
         let again = dir.appendingPathComponent("again.html").path
-        XCTAssertEqual(try sightline("report", RenderFixture.records, "-o", again).status, 0)
+        XCTAssertEqual(sightline("report", RenderFixture.records, "-o", again).status, 0)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: page)), try Data(contentsOf: URL(fileURLWithPath: again)))
     }
 
@@ -122,7 +122,7 @@ final class ReportTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let page = dir.appendingPathComponent("report.html").path
 
-        let missing = try sightline("report", dir.appendingPathComponent("nope.jsonl").path, "-o", page)
+        let missing = sightline("report", dir.appendingPathComponent("nope.jsonl").path, "-o", page)
         assertRefused(missing, exit: 66, mentions: ["nope.jsonl"])
         XCTAssertEqual(try files(dir), [])
 
@@ -132,12 +132,12 @@ final class ReportTests: XCTestCase {
         lines[41] = "{\"type\":\"frame\",\"index\":"
         let broken = dir.appendingPathComponent("broken.jsonl").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: broken, atomically: true, encoding: .utf8)
-        let malformed = try sightline("report", broken, "-o", page)
+        let malformed = sightline("report", broken, "-o", page)
         assertRefused(malformed, exit: 65, mentions: ["broken.jsonl:42:", "not valid JSON"])
         XCTAssertEqual(try String(contentsOfFile: page, encoding: .utf8), "earlier page")
         XCTAssertEqual(try files(dir), ["broken.jsonl", "report.html"])
 
-        let truth = try sightline("report", RenderFixture.records, "--truth", broken, "-o", page)
+        let truth = sightline("report", RenderFixture.records, "--truth", broken, "-o", page)
         assertRefused(truth, exit: 65, mentions: ["broken.jsonl:42:"])
         XCTAssertEqual(try String(contentsOfFile: page, encoding: .utf8), "earlier page")
     }
@@ -146,7 +146,7 @@ final class ReportTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let records = try RenderFixture.otherVideoRecords(in: dir)
         let page = dir.appendingPathComponent("report.html").path
-        let run = try sightline("report", records, "--video", Fixtures.sample, "-o", page)
+        let run = sightline("report", records, "--video", Fixtures.sample, "-o", page)
         assertRefused(run, exit: 65, mentions: ["other.jsonl", "records do not match", Fixtures.sample])
         XCTAssertFalse(FileManager.default.fileExists(atPath: page))
         XCTAssertEqual(try files(dir).filter { $0.contains("report") }, [])
@@ -155,11 +155,11 @@ final class ReportTests: XCTestCase {
     func testUnwritableOutputIsRefusedBeforeAnyWork() throws {
         try RenderFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
-        let noDirectory = try sightline("report", RenderFixture.records, "-o", dir.appendingPathComponent("no/such/dir/r.html").path)
+        let noDirectory = sightline("report", RenderFixture.records, "-o", dir.appendingPathComponent("no/such/dir/r.html").path)
         assertRefused(noDirectory, exit: 73, mentions: ["r.html", "cannot create output"])
-        let isDirectory = try sightline("report", RenderFixture.records, "-o", dir.path)
+        let isDirectory = sightline("report", RenderFixture.records, "-o", dir.path)
         assertRefused(isDirectory, exit: 73, mentions: ["it is a directory"])
-        let toStdout = try sightline("report", RenderFixture.records, "-o", "-")
+        let toStdout = sightline("report", RenderFixture.records, "-o", "-")
         XCTAssertEqual(toStdout.status, 64, toStdout.stderr)
         XCTAssertEqual(try files(dir), [])
     }
@@ -172,7 +172,7 @@ final class ReportTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         for options in [["--truth", Fixtures.sampleTruth], ["--video", Fixtures.sample, "--truth", Fixtures.sampleTruth]] {
             let fromFile = dir.appendingPathComponent("file.html").path, fromPipe = dir.appendingPathComponent("pipe.html").path
-            let file = try runProcess(Fixtures.binary, ["report", RenderFixture.records, "-q", "-o", fromFile] + options)
+            let file = sightline(["report", RenderFixture.records, "-q", "-o", fromFile] + options)
             XCTAssertEqual(file.status, 0, file.stderr)
             let quoted = ([Fixtures.binary, "report", "/dev/stdin", "-q", "-o", fromPipe] + options).map { "'\($0)'" }.joined(separator: " ")
             let pipe = try runProcess("/bin/bash", ["-c", "cat '\(RenderFixture.records)' | " + quoted])

@@ -56,7 +56,7 @@ final class SampleTrackingTests: XCTestCase {
     }
 
     func testDetectionStrideKeepsRecallWithRegionSearch() throws {
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--detect-every", "5")
+        let run = sightline("analyze", Fixtures.sample, "-q", "--detect-every", "5")
         XCTAssertEqual(run.status, 0, run.stderr)
         let everyFrame = try frames(try XCTUnwrap(SampleTruthTests.defaultRun).stdout)
         let strided = try frames(run.stdout)
@@ -92,7 +92,7 @@ final class SampleTrackingTests: XCTestCase {
 
         // The region searches of a frame run in parallel lanes (one per thread), but the output
         // is the same byte for byte with one thread.
-        let serial = try sightline("analyze", Fixtures.sample, "-q", "--detect-every", "5", "--threads", "1")
+        let serial = sightline("analyze", Fixtures.sample, "-q", "--detect-every", "5", "--threads", "1")
         XCTAssertEqual(serial.status, 0, serial.stderr)
         XCTAssertEqual(serial.stdout, run.stdout)
     }
@@ -101,23 +101,23 @@ final class SampleTrackingTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let records = dir.appendingPathComponent("run.jsonl")
         try XCTUnwrap(SampleTruthTests.defaultRun).stdout.write(to: records)
-        let table = try sightline("tracks", records.path)
+        let table = sightline("tracks", records.path)
         XCTAssertEqual(table.status, 0, table.stderr)
         let rows = table.stdoutText.split(separator: "\n").dropFirst()
         XCTAssertEqual(rows.count, 5)
         XCTAssertTrue(rows.contains { $0.contains("5.000") && $0.contains("SIGHTLINE-QR-2 enters halfway") }, table.stdoutText)
-        let codes = try sightline("tracks", records.path, "--json", "--kind", "code")
+        let codes = sightline("tracks", records.path, "--json", "--kind", "code")
         XCTAssertEqual(try jsonLines(codes.stdout).map { $0["text"] as? String },
                        ["https://example.org/sightline/qr-1", "5901234123457", "SIGHTLINE-QR-2 enters halfway"])
         // A file cut in the middle of a line is an error naming the line.
         let data = try Data(contentsOf: records)
         try data.prefix(data.count - 40).write(to: records)
-        let cut = try sightline("tracks", records.path)
+        let cut = sightline("tracks", records.path)
         XCTAssertEqual(cut.status, 65)
         XCTAssertTrue(cut.stderr.contains("\(records.path):307:"), cut.stderr)
         // A missing file: exit 66, one line naming it.
         let missing = dir.appendingPathComponent("none.jsonl").path
-        let gone = try sightline("tracks", missing)
+        let gone = sightline("tracks", missing)
         XCTAssertEqual(gone.status, 66)
         XCTAssertEqual(gone.stderr.split(separator: "\n").count, 1, gone.stderr)
         XCTAssertTrue(gone.stderr.contains(missing), gone.stderr)

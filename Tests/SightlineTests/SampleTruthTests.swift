@@ -63,7 +63,7 @@ final class SampleTruthTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let records = dir.appendingPathComponent("sample.jsonl").path
         try defaultOutput().write(to: URL(fileURLWithPath: records))
-        let result = try sightline("audit", records, Fixtures.sampleTruth, "--format", "json",
+        let result = sightline("audit", records, Fixtures.sampleTruth, "--format", "json",
                                    "--min-recall", "1", "--min-precision", "1")
         XCTAssertEqual(result.status, 0, result.stderr)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
@@ -82,7 +82,7 @@ final class SampleTruthTests: XCTestCase {
         XCTAssertEqual(tracking["available"] as? Bool, hasTrackIds, "\(tracking)")
         if !hasTrackIds { XCTAssertEqual(tracking["reason"] as? String, "the prediction has no track ids") }
         // A run compared with itself has no differences.
-        XCTAssertEqual(try sightline("diff", records, records).status, 0)
+        XCTAssertEqual(sightline("diff", records, records).status, 0)
     }
 
     func testStreamHeaderAndSummary() throws {
@@ -104,9 +104,9 @@ final class SampleTruthTests: XCTestCase {
     }
 
     func testOutputIsByteIdenticalForAnyThreadCount() throws {
-        let one = try sightline("analyze", Fixtures.sample, "-q", "--threads", "1")
+        let one = sightline("analyze", Fixtures.sample, "-q", "--threads", "1")
         XCTAssertEqual(one.status, 0, one.stderr)
-        let three = try sightline("analyze", Fixtures.sample, "-q", "--threads", "3", "--duration", "3")
+        let three = sightline("analyze", Fixtures.sample, "-q", "--threads", "3", "--duration", "3")
         XCTAssertEqual(three.status, 0, three.stderr)
         let reference = try defaultOutput()
         XCTAssertEqual(one.stdout, reference, "--threads 1 differs from the default thread count")
@@ -119,7 +119,7 @@ final class SampleTruthTests: XCTestCase {
     }
 
     func testZbarBackendReadsTheSameCodes() throws {
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--codes", "zbar")
+        let run = sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--codes", "zbar")
         XCTAssertEqual(run.status, 0, run.stderr)
         let report = try Auditor(options: AuditOptions(kinds: [.codes]))
             .audit(predicted: RecordFile(jsonLines: run.stdout, path: "zbar run"), truth: RecordFile(path: Fixtures.sampleTruth))
@@ -129,7 +129,7 @@ final class SampleTruthTests: XCTestCase {
     }
 
     func testSymbologyFilterAndStartDuration() throws {
-        let run = try sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--symbologies", "ean13",
+        let run = sightline("analyze", Fixtures.sample, "-q", "--faces", "off", "--symbologies", "ean13",
                                 "--start", "5", "--duration", "1")
         XCTAssertEqual(run.status, 0, run.stderr)
         let records = try frames(run.stdout)
@@ -141,7 +141,7 @@ final class SampleTruthTests: XCTestCase {
     func testRotatedVideoGeometryIsInTheDisplayedFrame() throws {
         // Displayed frames are the sample's, so the sample's truth applies unchanged.
         let rotated = try Media.sampleTurnedForDisplay(seconds: 1, in: try Fixtures.temporaryDirectory(self))
-        let run = try sightline("analyze", rotated, "-q")
+        let run = sightline("analyze", rotated, "-q")
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = try jsonLines(run.stdout)
         XCTAssertEqual(lines[0]["rotation"] as? Int, 270)

@@ -128,7 +128,7 @@ final class ScanTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let index = dir.appendingPathComponent("index.jsonl").path
         let files = try ["truncated.mp4", "mixed.ts", "notes.txt", "mixed.h264", "intra.mp4", "missing.mp4", "blank.mp4"].map(clip)
-        let run = try runProcess(Fixtures.binary, ["scan"] + files + ["-o", index, "--faces", "off"])
+        let run = sightline(["scan"] + files + ["-o", index, "--faces", "off"])
         // The first failed file's code: notes.txt is not a video.
         XCTAssertEqual(run.status, 65, run.stderr)
         let lines = run.stderr.split(separator: "\n")
@@ -164,20 +164,20 @@ final class ScanTests: XCTestCase {
         let index = dir.appendingPathComponent("index.jsonl").path, plan = dir.appendingPathComponent("plan.jsonl").path
         let out = dir.appendingPathComponent("out").path
         _ = try scan([mixed, clip("blank.mp4")], to: index)
-        let planned = try sightline("plan", "--from-scan", index, "--output-dir", out, "-o", plan)
+        let planned = sightline("plan", "--from-scan", index, "--output-dir", out, "-o", plan)
         XCTAssertEqual(planned.status, 0, planned.stderr)
         let shards = try Shard.readPlan(plan)
         XCTAssertEqual(shards.map(\.start), [1])
         XCTAssertEqual(shards.map(\.duration), [3])
         XCTAssertEqual(shards.map(\.warmup), [1])
         for shard in shards {
-            let run = try runProcess(Fixtures.binary, shard.arguments)
+            let run = sightline(shard.arguments)
             XCTAssertEqual(run.status, 0, run.stderr)
         }
-        let merge = try sightline("merge", plan, "-q")
+        let merge = sightline("merge", plan, "-q")
         XCTAssertEqual(merge.status, 0, merge.stderr)
 
-        let whole = try sightline("analyze", mixed, "-q")
+        let whole = sightline("analyze", mixed, "-q")
         XCTAssertEqual(whole.status, 0, whole.stderr)
         func frames(_ data: Data) -> [Int: Substring] {
             var byIndex: [Int: Substring] = [:]

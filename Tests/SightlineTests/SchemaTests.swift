@@ -19,7 +19,7 @@ final class SchemaTests: XCTestCase {
         XCTAssertTrue(good.stdoutText.contains("307 records valid"), good.stdoutText)
 
         // Other record shapes: zbar's many-point 1D polygons, a binary payload, options in the header.
-        let zbar = try sightline("analyze", Fixtures.sample, "-q", "--codes", "zbar", "--faces", "off",
+        let zbar = sightline("analyze", Fixtures.sample, "-q", "--codes", "zbar", "--faces", "off",
                                  "--start", "4", "--duration", "2", "--timing")
         XCTAssertEqual(try validate(zbar.stdout, in: dir, name: "zbar.jsonl").status, 0)
 

@@ -55,7 +55,7 @@ final class ShotCutTests: XCTestCase {
             let key = options.joined(separator: " ")
             if let path = runs[key] { return path }
             let path = fixtureDirectory.appendingPathComponent("whole-\(runs.count).jsonl").path
-            let run = try runProcess(Fixtures.binary, ["analyze", try makeVideo(), "-q", "-o", path] + options)
+            let run = sightline(["analyze", try makeVideo(), "-q", "-o", path] + options)
             guard run.status == 0 else { throw "analyze \(options): \(run.stderr)" }
             runs[key] = path
             return path
@@ -94,7 +94,7 @@ final class ShotCutTests: XCTestCase {
 
         // Off: no cut records, and the same footage at 39/40 continues one track.
         let off = dir.appendingPathComponent("off.jsonl").path
-        XCTAssertEqual(try sightline("analyze", video, "-q", "--cuts", "off", "-o", off).status, 0)
+        XCTAssertEqual(sightline("analyze", video, "-q", "--cuts", "off", "-o", off).status, 0)
         let offRecords = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: off)))
         XCTAssertEqual(cutIndexes(offRecords), [])
         let offFrames = offRecords.filter { $0["type"] as? String == "frame" }
@@ -113,7 +113,7 @@ final class ShotCutTests: XCTestCase {
             XCTAssertEqual(reference.status, 0, reference.stderr)
             let theirs = reference.stdoutText.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
             let out = dir.appendingPathComponent("out-\(threshold).jsonl").path
-            let run = try sightline("analyze", video, "-q", "--faces", "off", "--codes", "off",
+            let run = sightline("analyze", video, "-q", "--faces", "off", "--codes", "off",
                                     "--cut-threshold", "\(threshold)", "--min-shot", "\(minShot)", "-o", out)
             XCTAssertEqual(run.status, 0, run.stderr)
             let ours = cutIndexes(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out))))
@@ -132,14 +132,14 @@ final class ShotCutTests: XCTestCase {
             let whole = try Self.wholeRun(options)
             let out = dir.appendingPathComponent(tag).path
             let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
-            let planned = try sightline("plan", video, "--shard-length", "2.6", "--warmup", "1", "--output-dir", out, "-o", plan)
+            let planned = sightline("plan", video, "--shard-length", "2.6", "--warmup", "1", "--output-dir", out, "-o", plan)
             XCTAssertEqual(planned.status, 0, planned.stderr)
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             for shard in try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan))) {
-                let run = try runProcess(Fixtures.binary, try XCTUnwrap(shard["args"] as? [String]) + options)
+                let run = sightline(try XCTUnwrap(shard["args"] as? [String]) + options)
                 XCTAssertEqual(run.status, 0, run.stderr)
             }
-            let merge = try sightline("merge", plan, "-q")
+            let merge = sightline("merge", plan, "-q")
             XCTAssertEqual(merge.status, 0, merge.stderr)
             let merged = URL(fileURLWithPath: out).appendingPathComponent("cuts.jsonl")
             let mergedData = try Data(contentsOf: merged)
@@ -156,16 +156,16 @@ final class ShotCutTests: XCTestCase {
         let video = try Self.makeVideo()
         let options = ["--faces", "off", "--codes", "off"]
         let whole = dir.appendingPathComponent("whole.jsonl").path
-        XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", video, "-q", "-o", whole] + options).status, 0)
+        XCTAssertEqual(sightline(["analyze", video, "-q", "-o", whole] + options).status, 0)
         let out = dir.appendingPathComponent("shards").path
         let plan = dir.appendingPathComponent("plan.jsonl").path
-        XCTAssertEqual(try sightline("plan", video, "--shard-length", "2.6", "--warmup", "0", "--output-dir", out, "-o", plan).status, 0)
+        XCTAssertEqual(sightline("plan", video, "--shard-length", "2.6", "--warmup", "0", "--output-dir", out, "-o", plan).status, 0)
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         for shard in try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan))) {
-            let run = try runProcess(Fixtures.binary, try XCTUnwrap(shard["args"] as? [String]) + options)
+            let run = sightline(try XCTUnwrap(shard["args"] as? [String]) + options)
             XCTAssertEqual(run.status, 0, run.stderr)
         }
-        let merge = try sightline("merge", plan, "-q")
+        let merge = sightline("merge", plan, "-q")
         XCTAssertEqual(merge.status, 0, merge.stderr)
         func cutLines(_ path: String) throws -> [Substring] {
             String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).split(separator: "\n")

@@ -26,7 +26,7 @@ final class SnapshotTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let png = dir.appendingPathComponent("still.png").path
         // 5.01 s lies between frame 150 (5.000 s) and frame 151 (5.033 s): the later one is taken.
-        let run = try sightline("snapshot", Fixtures.sample, "--at", "5.01", "--records", RenderFixture.records, "-o", png, "--json")
+        let run = sightline("snapshot", Fixtures.sample, "--at", "5.01", "--records", RenderFixture.records, "-o", png, "--json")
         XCTAssertEqual(run.status, 0, run.stderr)
         let size = try Media.size(png)
         XCTAssertEqual(size.width, 1280)
@@ -46,7 +46,7 @@ final class SnapshotTests: XCTestCase {
     func testSnapshotWithoutRecordsFindsTheTruthFaces() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let png = dir.appendingPathComponent("still.png").path
-        let run = try sightline("snapshot", Fixtures.sample, "--at", "3", "-o", png, "--json", "--codes", "off")
+        let run = sightline("snapshot", Fixtures.sample, "--at", "3", "-o", png, "--json", "--codes", "off")
         XCTAssertEqual(run.status, 0, run.stderr)
         let detected = try printedRecord(run)
         XCTAssertEqual(detected.t, 3, accuracy: 1e-6)
@@ -61,10 +61,10 @@ final class SnapshotTests: XCTestCase {
     func testSnapshotPastTheEndOrWithRecordsOfAnotherVideoIsRefused() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let png = dir.appendingPathComponent("still.png").path
-        assertRefused(try sightline("snapshot", Fixtures.sample, "--at", "12", "-o", png), exit: 64,
+        assertRefused(sightline("snapshot", Fixtures.sample, "--at", "12", "-o", png), exit: 64,
                       mentions: [Fixtures.sample, "no frame at or after"])
         let other = try RenderFixture.otherVideoRecords(in: dir)
-        assertRefused(try sightline("snapshot", Fixtures.sample, "--at", "0.2", "--records", other, "-o", png), exit: 65,
+        assertRefused(sightline("snapshot", Fixtures.sample, "--at", "0.2", "--records", other, "-o", png), exit: 65,
                       mentions: [other, Fixtures.sample, "records do not match"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: png))
     }

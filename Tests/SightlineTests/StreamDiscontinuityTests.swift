@@ -161,7 +161,7 @@ final class StreamDiscontinuityTests: XCTestCase {
         for part in parts { data.append(try Data(contentsOf: URL(fileURLWithPath: part))) }
         try data.write(to: joined)
         let out = dir.appendingPathComponent("joined.jsonl").path, video = dir.appendingPathComponent("joined.mp4").path
-        let run = try sightline("analyze", joined.path, "-q", "-o", out, "--render", video, "--threads", "2")
+        let run = sightline("analyze", joined.path, "-q", "-o", out, "--render", video, "--threads", "2")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.stderr, "")
         let lines = try records(out)
@@ -180,7 +180,7 @@ final class StreamDiscontinuityTests: XCTestCase {
         let shards = dir.appendingPathComponent("shards").path
         let plan = dir.appendingPathComponent("plan.jsonl").path
         try FileManager.default.createDirectory(atPath: shards, withIntermediateDirectories: true)
-        XCTAssertEqual(try sightline("plan", joined.path, "--shards", "2", "--output-dir", shards, "-o", plan).status, 0)
+        XCTAssertEqual(sightline("plan", joined.path, "--shards", "2", "--output-dir", shards, "-o", plan).status, 0)
         // Cut halfway through the whole timeline (the container's duration covers the last
         // segment only): the second shard starts at a key frame near 1.5 s.
         let second = try XCTUnwrap(try records(plan).first { $0["shard"] as? Int == 1 })
@@ -188,12 +188,12 @@ final class StreamDiscontinuityTests: XCTestCase {
         var shardRuns = 0
         for shard in try records(plan) {
             guard let args = shard["args"] as? [String] else { continue }
-            let run = try runProcess(Fixtures.binary, args)
+            let run = sightline(args)
             XCTAssertEqual(run.status, 0, run.stderr)
             shardRuns += 1
         }
         XCTAssertEqual(shardRuns, 2)
-        let merge = try sightline("merge", plan, "-q")
+        let merge = sightline("merge", plan, "-q")
         XCTAssertEqual(merge.status, 0, merge.stderr)
         let merged = try String(contentsOfFile: shards + "/joined.jsonl", encoding: .utf8).split(separator: "\n").dropFirst()
         let whole = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst()
@@ -201,7 +201,7 @@ final class StreamDiscontinuityTests: XCTestCase {
 
         // Rendering from the records follows the same timeline.
         let rendered = dir.appendingPathComponent("rendered.mp4").path
-        let render = try sightline("render", joined.path, out, "-o", rendered, "-q")
+        let render = sightline("render", joined.path, out, "-o", rendered, "-q")
         XCTAssertEqual(render.status, 0, render.stderr)
         XCTAssertEqual(try Media.ptsList(rendered).count, pts.count)
     }
@@ -217,13 +217,13 @@ final class StreamDiscontinuityTests: XCTestCase {
         let joined = dir.appendingPathComponent("concat.ts").path
         try ffmpeg("-f", "concat", "-safe", "0", "-i", list.path, "-c", "copy", joined)
         let out = dir.appendingPathComponent("concat.jsonl").path
-        let run = try sightline("analyze", joined, "-q", "-o", out)
+        let run = sightline("analyze", joined, "-q", "-o", out)
         XCTAssertEqual(run.status, 0, run.stderr)
         try checkJoined(try records(out), clockJumps: false)
         try validate(out)
 
         let anonymized = dir.appendingPathComponent("anonymized.mp4").path
-        let anonymize = try sightline("anonymize", joined, "-o", anonymized, "-q")
+        let anonymize = sightline("anonymize", joined, "-o", anonymized, "-q")
         XCTAssertEqual(anonymize.status, 0, anonymize.stderr)
         let decoded = try Media.decodedFrames(anonymized)
         XCTAssertEqual(decoded.errors, "")
@@ -234,7 +234,7 @@ final class StreamDiscontinuityTests: XCTestCase {
         // COCO: each image its own size, every box inside it. CVAT for video (one size): the
         // boxes of frames of another size scaled to the stream's.
         let coco = dir.appendingPathComponent("concat.coco.json").path
-        XCTAssertEqual(try sightline("export", out, "--format", "coco", "-o", coco).status, 0)
+        XCTAssertEqual(sightline("export", out, "--format", "coco", "-o", coco).status, 0)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: coco))) as? [String: Any])
         var imageSize: [Int: [Int]] = [:]
         for image in try XCTUnwrap(json["images"] as? [[String: Any]]) {
@@ -248,7 +248,7 @@ final class StreamDiscontinuityTests: XCTestCase {
             XCTAssertLessThanOrEqual(b[1] + b[3], Double(s[1]) + 0.01)
         }
         let cvat = dir.appendingPathComponent("concat.xml").path
-        XCTAssertEqual(try sightline("export", out, "--format", "cvat-video", "-o", cvat).status, 0)
+        XCTAssertEqual(sightline("export", out, "--format", "cvat-video", "-o", cvat).status, 0)
         let xml = try String(contentsOfFile: cvat, encoding: .utf8)
         let right = try NSRegularExpression(pattern: #"xbr="([0-9.]+)""#)
         let xbr = right.matches(in: xml, range: NSRange(xml.startIndex..., in: xml)).compactMap { Double((xml as NSString).substring(with: $0.range(at: 1))) }
@@ -257,7 +257,7 @@ final class StreamDiscontinuityTests: XCTestCase {
         XCTAssertGreaterThan(xbr.max() ?? 0, 1000, "the EAN-13's right edge, at 1280x720")
 
         // The report cuts each track's picture from its own frame.
-        let report = try sightline("report", out, "--video", joined, "-o", dir.appendingPathComponent("report.html").path)
+        let report = sightline("report", out, "--video", joined, "-o", dir.appendingPathComponent("report.html").path)
         XCTAssertEqual(report.status, 0, report.stderr)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import XCTest
 @testable import Sightline
+@testable import sightline
 
 /// Paths and process helpers shared by the end-to-end tests.
 enum Fixtures {
@@ -59,7 +60,7 @@ enum SharedRuns {
             if let path = runs[key] { return path }
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let path = directory.appendingPathComponent("whole-\(runs.count).jsonl").path
-            let run = try runProcess(Fixtures.binary, ["analyze", input, "-q", "-o", path] + options)
+            let run = sightline(["analyze", input, "-q", "-o", path] + options)
             guard run.status == 0 else { throw "analyze \(input) \(options): \(run.stderr)" }
             runs[key] = path
             return path
@@ -136,8 +137,62 @@ func waitForLines(_ count: Int, in path: String, of process: Process, timeout: T
     }
 }
 
-func sightline(_ arguments: String...) throws -> ProcessResult {
+/// `sightline ARGUMENTS` run in this process, as the binary's `main` runs it (parsed by
+/// `SightlineCommand.parseAsRoot`, a failure reported by `SightlineCommand.report`): its exit
+/// status, standard output and standard error. No process is started, so the runtime and its
+/// compiled networks are loaded once for the whole suite. Tests of what only a process shows
+/// (exit codes through the shell, signals, the error line of the binary, environment variables
+/// read at start-up) use `sightlineBinary` instead.
+func sightline(_ arguments: String...) -> ProcessResult { sightline(arguments) }
+
+/// With `environment` set for the command's run (variables read when a command runs, such as
+/// the model folders; not those read once per process).
+func sightline(_ arguments: [String], environment: [String: String] = [:]) -> ProcessResult {
+    InProcessCommand.lock.withLock { _ in
+        let saved = environment.keys.map { ($0, ProcessInfo.processInfo.environment[$0]) }
+        for (name, value) in environment { setenv(name, value, 1) }
+        defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }
+        return InProcessCommand.run(arguments)
+    }
+}
+
+/// `sightline ARGUMENTS` as a process of the built binary.
+func sightlineBinary(_ arguments: String...) throws -> ProcessResult {
     try runProcess(Fixtures.binary, arguments)
+}
+
+/// Runs a command with this process's standard output and error sent to files while it runs.
+private enum InProcessCommand {
+    static let lock = Mutex<Void>(())
+
+    static func run(_ arguments: [String]) -> ProcessResult {
+        let capture = { () -> (FileHandle, URL) in
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-capture-\(UUID().uuidString)")
+            FileManager.default.createFile(atPath: url.path, contents: nil)
+            return (try! FileHandle(forUpdating: url), url)
+        }
+        let (out, outURL) = capture(), (err, errURL) = capture()
+        defer {
+            try? out.close(); try? err.close()
+            try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL)
+        }
+        fflush(nil)
+        let (savedOut, savedErr) = (dup(1), dup(2))
+        dup2(out.fileDescriptor, 1); dup2(err.fileDescriptor, 2)
+        var status: Int32 = 0
+        do {
+            var command = try SightlineCommand.parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            let (code, message) = SightlineCommand.report(error)
+            status = code
+            if !message.isEmpty { FileHandle(fileDescriptor: code == 0 ? 1 : 2).write(Data((message + "\n").utf8)) }
+        }
+        fflush(nil)
+        dup2(savedOut, 1); dup2(savedErr, 2); close(savedOut); close(savedErr)
+        let read = { (url: URL) in (try? FileHandle(forReadingFrom: url).readToEnd()).flatMap { $0 } ?? Data() }
+        return ProcessResult(status: status, stdout: read(outURL), stderr: String(decoding: read(errURL), as: UTF8.self))
+    }
 }
 
 func ffmpeg(_ arguments: String...) throws {

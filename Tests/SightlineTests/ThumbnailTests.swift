@@ -61,7 +61,7 @@ final class ThumbnailTests: XCTestCase {
         try RenderFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
         let thumbs = dir.appendingPathComponent("thumbs").path
-        let run = try sightline("render", Fixtures.sample, RenderFixture.records, "-o", dir.appendingPathComponent("r.mp4").path,
+        let run = sightline("render", Fixtures.sample, RenderFixture.records, "-o", dir.appendingPathComponent("r.mp4").path,
                                 "-q", "--thumbnails", thumbs)
         XCTAssertEqual(run.status, 0, run.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: thumbs).sorted()
@@ -79,7 +79,7 @@ final class ThumbnailTests: XCTestCase {
         try ffmpeg("-i", Fixtures.sample, "-t", "0.5", "-c", "copy", "-metadata:s:v", "rotate=90", rotated)
         let records = dir.appendingPathComponent("r.jsonl").path
         let thumbs = dir.appendingPathComponent("thumbs").path
-        let run = try sightline("analyze", rotated, "-q", "--faces", "off", "-o", records, "--thumbnails", thumbs)
+        let run = sightline("analyze", rotated, "-q", "--faces", "off", "-o", records, "--thumbnails", thumbs)
         XCTAssertEqual(run.status, 0, run.stderr)
         let file = try RecordFile(path: records)
         let width = try XCTUnwrap(file.stream?.width), height = try XCTUnwrap(file.stream?.height)
@@ -98,7 +98,7 @@ final class ThumbnailTests: XCTestCase {
         XCTAssertGreaterThan(eanSize.height, eanSize.width * 2)
 
         let png = dir.appendingPathComponent("still.png").path
-        let still = try sightline("snapshot", rotated, "--at", "0.2", "--records", records, "-o", png)
+        let still = sightline("snapshot", rotated, "--at", "0.2", "--records", records, "-o", png)
         XCTAssertEqual(still.status, 0, still.stderr)
         let size = try Media.size(png)
         XCTAssertEqual(size.width, 720)

@@ -45,7 +45,7 @@ final class TimelineShardTests: XCTestCase {
     func testTimeIsThePresentationTimeFfmpegShows() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let input = try videoAfterAudio(in: dir)
-        let run = try sightline("analyze", input, "-q", "--faces", "off", "--codes", "off")
+        let run = sightline("analyze", input, "-q", "--faces", "off", "--codes", "off")
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = try jsonLines(run.stdout)
         XCTAssertEqual(lines[0]["schema"] as? Int, 2)
@@ -69,7 +69,7 @@ final class TimelineShardTests: XCTestCase {
         let mkv = dir.appendingPathComponent("video-after-audio.mkv").path
         try ffmpeg("-i", input, "-map", "0", "-c", "copy", mkv)
         for file in [input, mkv] {
-            let part = try sightline("analyze", file, "-q", "--faces", "off", "--codes", "off", "--start", "2", "--duration", "1")
+            let part = sightline("analyze", file, "-q", "--faces", "off", "--codes", "off", "--start", "2", "--duration", "1")
             XCTAssertEqual(part.status, 0, part.stderr)
             let records = try RecordFile(jsonLines: part.stdout, path: "part").frames
             let times = try ffprobeTimes(file)
@@ -85,7 +85,7 @@ final class TimelineShardTests: XCTestCase {
         let hashes = try Media.frameHashes(input)
         for at in ["0.5", "1.3", "2", "3.77"] {
             let still = dir.appendingPathComponent("still-\(at).png").path
-            let snap = try sightline("snapshot", input, "--at", at, "-o", still, "--json", "--faces", "off", "--codes", "off")
+            let snap = sightline("snapshot", input, "--at", at, "-o", still, "--json", "--faces", "off", "--codes", "off")
             XCTAssertEqual(snap.status, 0, snap.stderr)
             let record = try XCTUnwrap(try jsonLines(snap.stdout).first)
             let index = try XCTUnwrap(record["index"] as? Int)
@@ -130,10 +130,10 @@ final class TimelineShardTests: XCTestCase {
         let whole = try Self.wholeRun(input, options)
         let out = dir.appendingPathComponent(tag).path
         let plan = dir.appendingPathComponent("plan-\(tag).jsonl").path
-        let planned = try runProcess(Fixtures.binary, ["plan", input] + cuts + ["--output-dir", out, "-o", plan])
+        let planned = sightline(["plan", input] + cuts + ["--output-dir", out, "-o", plan])
         XCTAssertEqual(planned.status, 0, planned.stderr)
         try runShards(plan, options)
-        let merge = try sightline("merge", plan, "-q")
+        let merge = sightline("merge", plan, "-q")
         XCTAssertEqual(merge.status, 0, merge.stderr)
         let stem = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
         return (whole, URL(fileURLWithPath: out).appendingPathComponent(stem + ".jsonl").path, out)
@@ -162,7 +162,7 @@ final class TimelineShardTests: XCTestCase {
             XCTAssertEqual(mergedRecords.tracks, wholeRecords.tracks, tag)
             XCTAssertEqual(mergedRecords.tracks.count, 5)
             XCTAssertEqual(mergedData, wholeData, tag)
-            let audit = try sightline("audit", merged, Fixtures.sampleTruth, "--max-id-switches", "0", "--min-recall", "0.99")
+            let audit = sightline("audit", merged, Fixtures.sampleTruth, "--max-id-switches", "0", "--min-recall", "0.99")
             XCTAssertEqual(audit.status, 0, "\(tag): \(audit.stdoutText) \(audit.stderr)")
 
             // Inside the warm-ups the shards saw what the whole run saw, but for track ids and the
@@ -258,13 +258,13 @@ final class TimelineShardTests: XCTestCase {
         let plain = dir.appendingPathComponent("plain.jsonl").path
         let shardArgs = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan)))[2]["args"] as? [String])
         let plainArgs = Array(shardArgs.dropLast(2)) + ["-o", plain, "--codes", "off"]
-        XCTAssertEqual(try runProcess(Fixtures.binary, plainArgs).status, 0)
+        XCTAssertEqual(sightline(plainArgs).status, 0)
         try FileManager.default.removeItem(atPath: merged)
         for (name, third, message) in [("no samples", noSamples, "no identity sample of its face track"),
                                        ("no identities", plain, "written without --identities on, but")] {
             var files = shardFiles
             files[2] = third
-            let result = try runProcess(Fixtures.binary, ["merge", plan] + files)
+            let result = sightline(["merge", plan] + files)
             XCTAssertEqual(result.status, 65, "\(name): \(result.stderr)")
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(name): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains(message) && result.stderr.contains(third), "\(name): \(result.stderr)")
@@ -278,7 +278,7 @@ final class TimelineShardTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let cheap = ["--faces", "off", "--codes", "off"]
         let plan = dir.appendingPathComponent("plan.jsonl").path
-        XCTAssertEqual(try sightline("plan", Fixtures.sample, "--shard-length", "3", "--output-dir", out, "-o", plan).status, 0)
+        XCTAssertEqual(sightline("plan", Fixtures.sample, "--shard-length", "3", "--output-dir", out, "-o", plan).status, 0)
         try runShards(plan, cheap)
         let shard = { (n: Int) in URL(fileURLWithPath: out).appendingPathComponent(String(format: "faces-and-codes-720p.shard-%04d.jsonl", n)).path }
         XCTAssertTrue((0..<4).allSatisfy { FileManager.default.fileExists(atPath: shard($0)) })
@@ -288,14 +288,14 @@ final class TimelineShardTests: XCTestCase {
         let otherPlan = dir.appendingPathComponent("other-plan.jsonl").path
         let otherOut = dir.appendingPathComponent("other").path
         try FileManager.default.createDirectory(atPath: otherOut, withIntermediateDirectories: true)
-        XCTAssertEqual(try sightline("plan", Fixtures.sample, "--shard-length", "2", "--output-dir", otherOut, "-o", otherPlan).status, 0)
+        XCTAssertEqual(sightline("plan", Fixtures.sample, "--shard-length", "2", "--output-dir", otherOut, "-o", otherPlan).status, 0)
         let overlapping = URL(fileURLWithPath: otherOut).appendingPathComponent("faces-and-codes-720p.shard-0001.jsonl").path
-        XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "--start", "2", "--duration", "2", "--warmup", "2",
+        XCTAssertEqual(sightline(["analyze", Fixtures.sample, "--start", "2", "--duration", "2", "--warmup", "2",
                                                         "-q", "-o", overlapping] + cheap).status, 0)
         let copy = dir.appendingPathComponent("copy.mp4").path
         try FileManager.default.copyItem(atPath: Fixtures.sample, toPath: copy)
         let foreign = dir.appendingPathComponent("foreign.jsonl").path
-        XCTAssertEqual(try runProcess(Fixtures.binary, ["analyze", copy, "--start", "3", "--duration", "3", "-q", "-o", foreign] + cheap).status, 0)
+        XCTAssertEqual(sightline(["analyze", copy, "--start", "3", "--duration", "3", "-q", "-o", foreign] + cheap).status, 0)
         let truncated = dir.appendingPathComponent("truncated.jsonl").path
         let full = try Data(contentsOf: URL(fileURLWithPath: shard(1)))
         try full.prefix(full.count / 2).write(to: URL(fileURLWithPath: truncated))
@@ -312,7 +312,7 @@ final class TimelineShardTests: XCTestCase {
             ("cut at a line", [shard(0), cutAtLine, shard(2), shard(3)], 65, "truncated: no summary record"),
         ]
         for (name, files, code, message) in cases {
-            let result = try runProcess(Fixtures.binary, ["merge", plan] + files)
+            let result = sightline(["merge", plan] + files)
             XCTAssertEqual(result.status, code, "\(name): \(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             XCTAssertEqual(lines.count, 1, "\(name): \(result.stderr)")
@@ -320,7 +320,7 @@ final class TimelineShardTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path), name)
         }
         // All four: one file, the frames of one run.
-        let merged = try sightline("merge", plan, "-q")
+        let merged = sightline("merge", plan, "-q")
         XCTAssertEqual(merged.status, 0, merged.stderr)
         let records = try RecordFile(path: URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path)
         XCTAssertEqual(records.frames.map(\.index), Array(0..<300))
@@ -333,12 +333,12 @@ final class TimelineShardTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("not/there/yet").path
         let plan = dir.appendingPathComponent("plan.jsonl").path
-        let planned = try sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", out, "-o", plan)
+        let planned = sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", out, "-o", plan)
         XCTAssertEqual(planned.status, 0, planned.stderr)
         var isDirectory: ObjCBool = false
         XCTAssertTrue(FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) && isDirectory.boolValue)
         try runShards(plan, ["--faces", "off", "--codes", "off"])
-        let merge = try sightline("merge", plan, "-q")
+        let merge = sightline("merge", plan, "-q")
         XCTAssertEqual(merge.status, 0, merge.stderr)
         let records = try RecordFile(path: URL(fileURLWithPath: out).appendingPathComponent("faces-and-codes-720p.jsonl").path)
         XCTAssertEqual(records.frames.map(\.index), Array(0..<300))
@@ -347,7 +347,7 @@ final class TimelineShardTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
         for (target, cause) in [(file, "not a folder"), (file + "/sub", "Not a directory")] {
             let other = dir.appendingPathComponent("other-plan.jsonl").path
-            let refused = try sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", target, "-o", other)
+            let refused = sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", target, "-o", other)
             XCTAssertEqual(refused.status, 73, refused.stderr)
             XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
             XCTAssertTrue(refused.stderr.contains(target) && refused.stderr.contains(cause), refused.stderr)
@@ -373,12 +373,12 @@ final class TimelineShardTests: XCTestCase {
         let out = dir.appendingPathComponent("out").path
         let plan = dir.appendingPathComponent("plan.jsonl").path
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        XCTAssertEqual(try sightline("plan", input, "--shards", "1", "--output-dir", out, "-o", plan).status, 0)
+        XCTAssertEqual(sightline("plan", input, "--shards", "1", "--output-dir", out, "-o", plan).status, 0)
         let shard = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: plan))).first)
-        XCTAssertEqual(try runProcess(Fixtures.binary, try XCTUnwrap(shard["args"] as? [String]) + ["--faces", "off"]).status, 2)
+        XCTAssertEqual(sightline(try XCTUnwrap(shard["args"] as? [String]) + ["--faces", "off"]).status, 2)
         let shardSummary = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(shard["output"] as? String)))).last)
         XCTAssertGreaterThanOrEqual(shardSummary["out_of_order_frames"] as? Int ?? 0, 1)
-        let merge = try sightline("merge", plan, "-q")
+        let merge = sightline("merge", plan, "-q")
         XCTAssertEqual(merge.status, 0, merge.stderr)
         let merged = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent("damaged.jsonl"))).last)
         XCTAssertEqual(merged as NSDictionary, shardSummary as NSDictionary)
@@ -387,7 +387,7 @@ final class TimelineShardTests: XCTestCase {
         let cleanOut = dir.appendingPathComponent("clean").path
         let cleanPlan = dir.appendingPathComponent("clean-plan.jsonl").path
         try FileManager.default.createDirectory(atPath: cleanOut, withIntermediateDirectories: true)
-        XCTAssertEqual(try sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", cleanOut, "-o", cleanPlan).status, 0)
+        XCTAssertEqual(sightline("plan", Fixtures.sample, "--shards", "2", "--output-dir", cleanOut, "-o", cleanPlan).status, 0)
         try runShards(cleanPlan, ["--faces", "off", "--codes", "off"])
         let counters: [[String: Any]] = [
             ["analyzer_errors": 1, "corrupt_frames": 2, "out_of_order_frames": 3, "lost_frames": 4, "wall_seconds": 1.5,
@@ -404,7 +404,7 @@ final class TimelineShardTests: XCTestCase {
             lines[lines.count - 1] = String(decoding: try JSONSerialization.data(withJSONObject: summary), as: UTF8.self)
             try (lines.joined(separator: "\n") + "\n").write(to: path, atomically: true, encoding: .utf8)
         }
-        XCTAssertEqual(try sightline("merge", cleanPlan, "-q").status, 0)
+        XCTAssertEqual(sightline("merge", cleanPlan, "-q").status, 0)
         let sums = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: cleanOut).appendingPathComponent("faces-and-codes-720p.jsonl"))).last)
         XCTAssertEqual(sums["frames"] as? Int, 300)
         XCTAssertEqual(sums["analyzer_errors"] as? Int, 11)
@@ -425,7 +425,7 @@ final class TimelineShardTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let input = try videoAfterAudio(in: dir)
         let records = dir.appendingPathComponent("new.jsonl").path
-        XCTAssertEqual(try sightline("analyze", input, "-q", "--start", "2", "--duration", "1", "--faces", "off", "--codes", "off",
+        XCTAssertEqual(sightline("analyze", input, "-q", "--start", "2", "--duration", "1", "--faces", "off", "--codes", "off",
                                      "-o", records).status, 0)
         var first: Int?
         let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: records))).map { line in
@@ -445,11 +445,11 @@ final class TimelineShardTests: XCTestCase {
         let old = dir.appendingPathComponent("old.jsonl").path
         let text = try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n") + "\n"
         try text.write(toFile: old, atomically: true, encoding: .utf8)
-        let rendered = try sightline("render", input, old, "-o", dir.appendingPathComponent("old.mp4").path, "-q")
+        let rendered = sightline("render", input, old, "-o", dir.appendingPathComponent("old.mp4").path, "-q")
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
         for (name, file) in [("new", records), ("old", old)] {
             let page = dir.appendingPathComponent("\(name).html").path
-            let report = try sightline("report", file, "--video", input, "-q", "-o", page)
+            let report = sightline("report", file, "--video", input, "-q", "-o", page)
             XCTAssertEqual(report.status, 0, "\(name): \(report.stderr)")
         }
     }
@@ -458,7 +458,7 @@ final class TimelineShardTests: XCTestCase {
         // Records as schema 1 wrote them: indexes from 0 after --start, and no start times.
         let dir = try Fixtures.temporaryDirectory(self)
         let records = dir.appendingPathComponent("new.jsonl").path
-        XCTAssertEqual(try sightline("analyze", Fixtures.sample, "-q", "--start", "4", "--duration", "1", "-o", records).status, 0)
+        XCTAssertEqual(sightline("analyze", Fixtures.sample, "-q", "--start", "4", "--duration", "1", "-o", records).status, 0)
         var lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: records)))
         XCTAssertEqual(lines[1]["index"] as? Int, 120)
         var first: Int?
@@ -478,14 +478,14 @@ final class TimelineShardTests: XCTestCase {
         let text = try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n") + "\n"
         try text.write(toFile: old, atomically: true, encoding: .utf8)
         let a = dir.appendingPathComponent("a.mp4").path, b = dir.appendingPathComponent("b.mp4").path
-        let renderNew = try sightline("render", Fixtures.sample, records, "-o", a, "-q")
+        let renderNew = sightline("render", Fixtures.sample, records, "-o", a, "-q")
         XCTAssertEqual(renderNew.status, 0, renderNew.stderr)
-        let renderOld = try sightline("render", Fixtures.sample, old, "-o", b, "-q")
+        let renderOld = sightline("render", Fixtures.sample, old, "-o", b, "-q")
         XCTAssertEqual(renderOld.status, 0, renderOld.stderr)
         XCTAssertEqual(try Media.frameHashes(a), try Media.frameHashes(b))
         XCTAssertEqual(try Media.frameHashes(a).count, 30)
         for command in [["tracks", old], ["audit", old, Fixtures.sampleTruth], ["diff", old, records, "--match", "time"]] {
-            let result = try runProcess(Fixtures.binary, command)
+            let result = sightline(command)
             XCTAssertTrue([0, 3].contains(result.status), "\(command): \(result.stderr)")
         }
     }

@@ -7,7 +7,7 @@ import XCTest
 final class TrackingSceneTests: XCTestCase {
     private func run(_ options: [String]) throws -> (records: RecordFile, tracks: [[String: Any]], truth: RecordFile) {
         let scene = try TrackingScene.paths()
-        let result = try runProcess(Fixtures.binary, ["analyze", scene.video, "-q"] + options)
+        let result = sightline(["analyze", scene.video, "-q"] + options)
         XCTAssertEqual(result.status, 0, result.stderr)
         let tracks = try jsonLines(result.stdout).filter { $0["type"] as? String == "track" }
         return (try RecordFile(jsonLines: result.stdout, path: "run"), tracks, try RecordFile(path: scene.truth))
@@ -81,8 +81,8 @@ final class TrackingSceneTests: XCTestCase {
     /// on in order).
     func testLookBackOutputIsTheSameForAnyThreadCount() throws {
         let scene = try TrackingScene.paths()
-        let one = try runProcess(Fixtures.binary, ["analyze", scene.video, "-q", "--detect-every", "5", "--threads", "1"])
-        let two = try runProcess(Fixtures.binary, ["analyze", scene.video, "-q", "--detect-every", "5", "--threads", "2"])
+        let one = sightline(["analyze", scene.video, "-q", "--detect-every", "5", "--threads", "1"])
+        let two = sightline(["analyze", scene.video, "-q", "--detect-every", "5", "--threads", "2"])
         XCTAssertEqual(one.status, 0, one.stderr)
         XCTAssertEqual(one.stdout, two.stdout)
     }
@@ -99,7 +99,7 @@ final class TrackingSceneTests: XCTestCase {
         let scene = try TrackingScene.paths()
         let dir = try Fixtures.temporaryDirectory(self)
         func payloads(_ video: String) throws -> [Int: [String]] {
-            let result = try runProcess(Fixtures.binary, ["analyze", video, "-q", "--faces", "off"])
+            let result = sightline(["analyze", video, "-q", "--faces", "off"])
             XCTAssertEqual(result.status, 0, result.stderr)
             let frames = try RecordFile(jsonLines: result.stdout, path: video).frames
             XCTAssertEqual(frames.count, 300)
@@ -123,7 +123,7 @@ final class TrackingSceneTests: XCTestCase {
         // The sample's first face (its truth box is 108 px at x 54, y 555) in a 160x144 cell.
         try ffmpeg("-i", Fixtures.sample, "-vf", "select=eq(n\\,0),crop=160:144:28:537,loop=39:1:0,tile=8x5", "-frames:v", "1", still)
         try ffmpeg("-loop", "1", "-i", still, "-r", "30", "-frames:v", "12", "-pix_fmt", "yuv420p", video)
-        let crowd = try runProcess(Fixtures.binary, ["analyze", video, "-q", "--codes", "off", "--detect-every", "5"])
+        let crowd = sightline(["analyze", video, "-q", "--codes", "off", "--detect-every", "5"])
         XCTAssertEqual(crowd.status, 0, crowd.stderr)
         let records = try RecordFile(jsonLines: crowd.stdout, path: "crowd")
         XCTAssertEqual(records.frames.count, 12)
@@ -132,7 +132,7 @@ final class TrackingSceneTests: XCTestCase {
             XCTAssertEqual(frame.faces.count, 40, "frame \(frame.index)")
             XCTAssertEqual(Set(frame.faces.compactMap(\.track)), Set(1...40), "frame \(frame.index)")
         }
-        let sample = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--codes", "off", "--detect-every", "5"])
+        let sample = sightline(["analyze", Fixtures.sample, "-q", "--codes", "off", "--detect-every", "5"])
         XCTAssertEqual(sample.status, 0, sample.stderr)
         let between = try RecordFile(jsonLines: sample.stdout, path: "sample").frames.filter { $0.index % 5 != 0 }
         XCTAssertFalse(between.isEmpty)

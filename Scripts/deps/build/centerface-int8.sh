@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/common.sh"
 
 dir=/usr/local/share/sightline/models
-int8_sha=9fcf0c20d8c89ed6c19897f36e32b264c6201148c9d0adf548d3d1b3cc8b7463
+int8_sha=a070991ab270d8aa83c9b74bde3eaffc6831faacf885cc2083139c6601d27741
 model=$dir/centerface-int8.onnx
 shipped=$here/../../Models/centerface-int8.onnx
 

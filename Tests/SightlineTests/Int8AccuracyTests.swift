@@ -36,7 +36,8 @@ final class Int8AccuracyTests: XCTestCase {
     }
 
     /// Both networks on every `stride`-th frame of `video`, matched to `truth` at `truthIoU`
-    /// (without a truth file, f32's faces are the truth: INT8's extras count as false positives).
+    /// (without a truth file, f32's faces of `minFace` and more are the truth: INT8's extras count
+    /// as false positives).
     private func compare(_ video: String, truth path: String?, stride: Int, minFace: Int = 40, width: Int = 640,
                          truthIoU: Double = 0.5) throws -> Comparison {
         let truth = try path.map { Dictionary(try RecordFile(path: $0).frames.map { ($0.index, $0.faces) }, uniquingKeysWith: { a, _ in a }) }
@@ -49,7 +50,9 @@ final class Int8AccuracyTests: XCTestCase {
             defer { index += 1 }
             guard index % stride == 0 else { continue }
             let all = try detectors.mapValues { try $0.detect(frame) }
-            let expected = truth.map { $0[index] ?? [] } ?? all[.f32] ?? []
+            // Without truth: f32's faces from `minFace` up, the smallest the run promises to find.
+            let expected = truth.map { $0[index] ?? [] }
+                ?? (all[.f32] ?? []).filter { max($0.box.w, $0.box.h) >= Double(minFace) }
             result.truth += expected.count
             var found: [DNNPrecision: [FaceObservation]] = [:]
             for (precision, faces) in all {
@@ -114,19 +117,27 @@ final class Int8AccuracyTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(c.meanIoU, 0.85, "\(c)")
     }
 
-    /// Real footage of people (../shared/data/intel-sample-videos: a classroom, people walking
-    /// toward the camera, heads turning; no truth: f32's faces are the reference), every 2nd frame
-    /// at the default detection size.
+    /// Real footage of people (../shared/data/intel-sample-videos, 480x270: a classroom, people
+    /// walking toward the camera, heads turning; no truth: f32's faces are the reference), every
+    /// 2nd frame at full size from 16 px, as anonymize looks for them. At the floor INT8 is not
+    /// held to f32 face for face: it misses one classroom face of 14x18 px that f32 finds at 0.46
+    /// (docs/models.md). Every face of 20 px and more is found.
     func testTheRealFootageFacesAreFoundAsAtF32() throws {
         let folder = try Fixtures.sharedDataOrSkip("intel-sample-videos")
+        var faces = 0, lost: [String] = []
         for clip in ["classroom", "face-demographics-walking-and-pause", "face-demographics-walking",
                      "head-pose-face-detection-female-and-male"] {
-            let c = try compare(folder.appendingPathComponent(clip + ".gif").path, truth: nil, stride: 2)
+            let c = try compare(folder.appendingPathComponent(clip + ".gif").path, truth: nil, stride: 2, minFace: 16, width: 0)
             print("int8 against f32, \(clip): \(c)")
             XCTAssertGreaterThan(c.found[.f32] ?? 0, 0, clip)
-            XCTAssertEqual(c.lost, [], "\(clip): \(c)")
             XCTAssertGreaterThanOrEqual(c.meanIoU, 0.85, "\(clip): \(c)")
+            faces += c.truth
+            lost += c.lost.map { "\(clip) \($0)" }
         }
+        XCTAssertLessThanOrEqual(lost.count, faces / 100, "\(lost)")
+        let sizes = lost.compactMap { $0.firstMatch(of: /: (\d+)x(\d+) at/).map { max(Int($0.1)!, Int($0.2)!) } }
+        XCTAssertEqual(sizes.count, lost.count)
+        XCTAssertTrue(sizes.allSatisfy { $0 < 20 }, "\(lost)")
     }
 
     /// Without the INT8 file (another backend, a --face-model file, OpenCV) int8 is f32.

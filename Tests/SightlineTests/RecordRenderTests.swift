@@ -10,11 +10,11 @@ enum RenderFixture {
     static var video: String { directory.appendingPathComponent("analyzed.mp4").path }
     static var thumbnails: String { directory.appendingPathComponent("thumbs").path }
 
-    /// The run's result (nil when sightline could not be started).
+    /// The run's result (optional for its readers' XCTUnwrap; an in-process run always has one).
     static let run: ProcessResult? = {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: RenderFixture.directory) }
-        return try? sightline("analyze", Fixtures.sample, "-q", "-o", records, "--render", video, "--thumbnails", thumbnails)
+        return sightline("analyze", Fixtures.sample, "-q", "-o", records, "--render", video, "--thumbnails", thumbnails)
     }()
 
     /// Fails the test unless the shared run succeeded.

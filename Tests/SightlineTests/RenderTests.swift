@@ -28,10 +28,8 @@ final class RenderTests: XCTestCase {
     }
 
     func testRenderKeepsFramesAndTimestamps() throws {
-        let dir = try Fixtures.temporaryDirectory(self)
-        let out = dir.appendingPathComponent("boxes.mp4").path
-        let run = sightline("analyze", Fixtures.sample, "-q", "--render", out, "-o", dir.appendingPathComponent("r.jsonl").path)
-        XCTAssertEqual(run.status, 0, run.stderr)
+        try RenderFixture.ready()
+        let out = RenderFixture.video
         XCTAssertEqual(try Media.ptsList(out), try Media.ptsList(Fixtures.sample))
         // The colour description is the input's (BT.709, video range), so players show the same colours.
         func colorTags(_ path: String) throws -> String {
@@ -46,7 +44,7 @@ final class RenderTests: XCTestCase {
         // from the even one: on the edge's own pixel, whether its x is even or odd.
         let truth = try RecordFile(path: Fixtures.sampleTruth).frames[30]
         let rgb = [UInt8](try picture(out, frame: 30, format: "rgb24"))
-        let records = try RecordFile(path: dir.appendingPathComponent("r.jsonl").path).frames[30]
+        let records = try RecordFile(path: RenderFixture.records).frames[30]
         for face in records.faces {
             let x = Int(face.box.x.rounded()), y = Int(face.box.center.y)
             let i = (y * 1280 + x) * 3

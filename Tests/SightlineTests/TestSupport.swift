@@ -168,7 +168,7 @@ private enum InProcessCommand {
     static func run(_ arguments: [String]) -> ProcessResult {
         let capture = { () -> (FileHandle, URL) in
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-capture-\(UUID().uuidString)")
-            FileManager.default.createFile(atPath: url.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
             return (try! FileHandle(forUpdating: url), url)
         }
         let (out, outURL) = capture(), (err, errURL) = capture()

@@ -13,7 +13,7 @@ public enum DNNRuntime: String, CaseIterable, Sendable {
 
 /// The arithmetic a DNN face detector is computed in on OpenVINO.
 public enum DNNPrecision: String, CaseIterable, Sendable {
-    /// The model's INT8 network where it has one (CenterFace: quantized by the install, see
+    /// The model's INT8 network where it has one (CenterFace: shipped in `Models/`, see
     /// `KnownModel.int8Variant`), about a third of f32's cost with the same faces; the layers it
     /// keeps in floats, and models without an INT8 network, in f32. The default.
     case int8

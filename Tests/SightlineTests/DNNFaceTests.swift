@@ -42,7 +42,7 @@ final class DNNFaceTests: XCTestCase {
     }
 
     private func frames(_ data: Data) throws -> [FrameRecord] {
-        try jsonLines(data).filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0) }
+        try RecordFile(jsonLines: data, path: "run").frames
     }
 
     // MARK: - The sample video and its exact truth
@@ -68,14 +68,13 @@ final class DNNFaceTests: XCTestCase {
             }
 
             // The stream record names the backend, the model file and its sha256.
-            let header = try XCTUnwrap(try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])
-            let settings = try XCTUnwrap(header["faces"] as? [String: Any])
-            XCTAssertEqual(settings["backend"] as? String, model.name)
-            XCTAssertEqual((settings["runtime"] as? String)?.hasPrefix("openvino 2026.4.1"), true, "\(settings)")
-            XCTAssertEqual(settings["model"] as? String, Self.cacheHome.path + "/sightline/models/" + model.file)
-            XCTAssertEqual(settings["sha256"] as? String, model.sha256)
-            XCTAssertEqual(settings["verified"] as? Bool, true)
-            XCTAssertEqual((settings["threshold"] as? NSNumber)?.doubleValue, model.defaultThreshold)
+            let settings = try faceSettings(run.stdout)
+            XCTAssertEqual(settings.string("backend"), model.name)
+            XCTAssertEqual(settings.string("runtime")?.hasPrefix("openvino 2026.4.1"), true, "\(settings)")
+            XCTAssertEqual(settings.string("model"), Self.cacheHome.path + "/sightline/models/" + model.file)
+            XCTAssertEqual(settings.string("sha256"), model.sha256)
+            XCTAssertEqual(settings.bool("verified"), true)
+            XCTAssertEqual(settings.double("threshold"), model.defaultThreshold)
 
             // Every record validates against Schemas/ (landmarks and the DNN settings included).
             let file = dir.appendingPathComponent("\(model.name).jsonl")
@@ -113,10 +112,10 @@ final class DNNFaceTests: XCTestCase {
         let run = try analyze([Fixtures.sample, "-q", "--faces", "ultraface", "--face-gray", "--face-threshold", "0.8",
                                "--codes", "off", "--duration", "2"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        let settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
-        XCTAssertEqual(settings["color"] as? Bool, false)
-        XCTAssertEqual((settings["threshold"] as? NSNumber)?.doubleValue, 0.8)
-        XCTAssertEqual(settings["input_size"] as? [Int], [320, 240])
+        let settings = try faceSettings(run.stdout)
+        XCTAssertEqual(settings.bool("color"), false)
+        XCTAssertEqual(settings.double("threshold"), 0.8)
+        XCTAssertEqual(settings.ints("input_size"), [320, 240])
         let predicted = try frames(run.stdout)
         XCTAssertTrue(predicted.flatMap(\.faces).allSatisfy { $0.score >= 0.8 })
         XCTAssertGreaterThanOrEqual(TruthMatcher().faces(predicted: predicted, truth: truth).recall, 0.99)
@@ -149,8 +148,8 @@ final class DNNFaceTests: XCTestCase {
                 let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--dnn-runtime", runtime, "--dnn-precision", "f32",
                                        "--codes", "off", "--duration", "1"])
                 XCTAssertEqual(run.status, 0, "\(model.name) \(runtime): \(run.stderr)")
-                let settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
-                XCTAssertEqual((settings["runtime"] as? String)?.hasPrefix(runtime + " "), true, "\(settings)")
+                let settings = try faceSettings(run.stdout)
+                XCTAssertEqual(settings.string("runtime")?.hasPrefix(runtime + " "), true, "\(settings)")
                 runs.append(try frames(run.stdout))
             }
             XCTAssertEqual(runs[0].count, 30)
@@ -193,10 +192,9 @@ final class DNNFaceTests: XCTestCase {
             let output = dir.appendingPathComponent("faces-40px-\(canvas).jsonl").path
             let run = try analyze([video, "-q", "--codes", "off", "--duration", "4", "-o", output])
             XCTAssertEqual(run.status, 0, run.stderr)
-            let header = try XCTUnwrap(try jsonLines(try Data(contentsOf: URL(fileURLWithPath: output))).first)
-            let settings = try XCTUnwrap((header["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
-            XCTAssertEqual(settings["backend"] as? String, "centerface")
-            XCTAssertEqual(settings["input_size"] as? [Int], input)
+            let settings = try faceSettings(try Data(contentsOf: URL(fileURLWithPath: output)))
+            XCTAssertEqual(settings.string("backend"), "centerface")
+            XCTAssertEqual(settings.ints("input_size"), input)
             let truth = video.replacingOccurrences(of: ".mp4", with: ".truth.jsonl")
             let audit = sightline(["audit", output, truth, "--kind", "faces", "--min-recall", "0.95", "--min-precision", "1"])
             XCTAssertEqual(audit.status, 0, "\(canvas): \(audit.stdoutText)\(audit.stderr)")
@@ -385,10 +383,10 @@ final class DNNFaceTests: XCTestCase {
         var run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--face-model", copy.path,
                                                    "--duration", "0.2"], environment: env)
         XCTAssertEqual(run.status, 0, run.stderr)
-        var settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
-        XCTAssertEqual(settings["model"] as? String, copy.path)
-        XCTAssertEqual(settings["sha256"] as? String, yunet.sha256)
-        XCTAssertEqual(settings["verified"] as? Bool, false)
+        var settings = try faceSettings(run.stdout)
+        XCTAssertEqual(settings.string("model"), copy.path)
+        XCTAssertEqual(settings.string("sha256"), yunet.sha256)
+        XCTAssertEqual(settings.bool("verified"), false)
 
         // A file of the wrong kind is refused when it is loaded, with exit 69.
         let ultraface = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("ultraface")))
@@ -408,9 +406,9 @@ final class DNNFaceTests: XCTestCase {
         run = sightline(["analyze", Fixtures.sample, "-q", "--faces", "yunet", "--duration", "0.2"],
                              environment: ["XDG_CACHE_HOME": empty.path, "SIGHTLINE_MODELS": folder.path])
         XCTAssertEqual(run.status, 0, run.stderr)
-        settings = try XCTUnwrap((try jsonLines(run.stdout).first?["analyzers"] as? [String: Any])?["faces"] as? [String: Any])
-        XCTAssertEqual(settings["model"] as? String, folder.appendingPathComponent(yunet.file).path)
-        XCTAssertEqual(settings["verified"] as? Bool, true)
+        settings = try faceSettings(run.stdout)
+        XCTAssertEqual(settings.string("model"), folder.appendingPathComponent(yunet.file).path)
+        XCTAssertEqual(settings.bool("verified"), true)
 
         var bytes = try Data(contentsOf: folder.appendingPathComponent(yunet.file))
         bytes[bytes.count / 2] ^= 0xff

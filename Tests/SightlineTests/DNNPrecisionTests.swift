@@ -3,11 +3,6 @@ import XCTest
 
 /// `--dnn-precision`: CenterFace's INT8 network (the default), f32, or bf16 on OpenVINO.
 final class DNNPrecisionTests: XCTestCase {
-    private func streamFaces(_ data: Data) throws -> [String: Any] {
-        let stream = try XCTUnwrap(try jsonLines(data).first)
-        let analyzers = try XCTUnwrap(stream["analyzers"] as? [String: Any])
-        return try XCTUnwrap(analyzers["faces"] as? [String: Any])
-    }
 
     /// bf16 is asked for, recorded, and still finds the sample's faces where the truth has them
     /// (on a CPU without bf16 the plugin computes in f32; either way the boxes must hold).
@@ -15,7 +10,7 @@ final class DNNPrecisionTests: XCTestCase {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
         let run = sightline("analyze", Fixtures.sample, "-q", "--duration", "1", "--dnn-precision", "bf16")
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(try streamFaces(run.stdout)["precision"] as? String, "bf16")
+        XCTAssertEqual(try faceSettings(run.stdout).string("precision"), "bf16")
         let report = try Auditor().audit(predicted: try RecordFile(jsonLines: run.stdout, path: "bf16"),
                                          truth: try RecordFile(path: Fixtures.sampleTruth))
         let faces = try XCTUnwrap(report.faces)
@@ -30,20 +25,20 @@ final class DNNPrecisionTests: XCTestCase {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
         let int8 = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1")
         XCTAssertEqual(int8.status, 0, int8.stderr)
-        let faces = try streamFaces(int8.stdout)
-        XCTAssertEqual(faces["precision"] as? String, "int8")
-        XCTAssertEqual(faces["sha256"] as? String, KnownModel.centerfaceInt8.sha256)
-        XCTAssertTrue((faces["model"] as? String)?.hasSuffix("/centerface-int8.onnx") == true, "\(faces)")
-        XCTAssertEqual(faces["verified"] as? Bool, true)
+        let faces = try faceSettings(int8.stdout)
+        XCTAssertEqual(faces.string("precision"), "int8")
+        XCTAssertEqual(faces.string("sha256"), KnownModel.centerfaceInt8.sha256)
+        XCTAssertTrue(faces.string("model")?.hasSuffix("/centerface-int8.onnx") == true, "\(faces)")
+        XCTAssertEqual(faces.bool("verified"), true)
 
         let f32 = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-precision", "f32")
         XCTAssertEqual(f32.status, 0, f32.stderr)
-        XCTAssertEqual(try streamFaces(f32.stdout)["precision"] as? String, "f32")
-        XCTAssertEqual(try streamFaces(f32.stdout)["sha256"] as? String, KnownModel.named("centerface")?.sha256)
+        XCTAssertEqual(try faceSettings(f32.stdout).string("precision"), "f32")
+        XCTAssertEqual(try faceSettings(f32.stdout).string("sha256"), KnownModel.named("centerface")?.sha256)
 
         let opencv = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-runtime", "opencv")
         XCTAssertEqual(opencv.status, 0, opencv.stderr)
-        XCTAssertEqual(try streamFaces(opencv.stdout)["precision"] as? String, "f32")
+        XCTAssertEqual(try faceSettings(opencv.stdout).string("precision"), "f32")
     }
 
     /// The INT8 network is shipped, one file for every machine: the source tree's copy, the pin

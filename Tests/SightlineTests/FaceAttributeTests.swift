@@ -79,7 +79,7 @@ final class FaceAttributeTests: XCTestCase {
         // The sample's faces are the astronaut photo (smiling, eyes open), upright: roll near 0.
         let run = sightline("analyze", Fixtures.sample, "-q", "--face-attributes", "on", "--codes", "off", "--duration", "2")
         XCTAssertEqual(run.status, 0, run.stderr)
-        let frames = try jsonLines(run.stdout).filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0) }
+        let frames = try RecordFile(jsonLines: run.stdout, path: "run").frames
         let attributes = frames.flatMap { $0.faces.compactMap(\.attributes) }
         XCTAssertEqual(attributes.count, 120)
         let bothEyes = attributes.filter { $0.leftEye != nil && $0.rightEye != nil }

@@ -18,7 +18,7 @@ final class SampleTruthTests: XCTestCase {
     }
 
     private func frames(_ data: Data) throws -> [FrameRecord] {
-        try jsonLines(data).filter { $0["type"] as? String == "frame" }.map { try FrameRecord(json: $0) }
+        try RecordFile(jsonLines: data, path: "run").frames
     }
 
     func testOneFrameRecordPerDecodedFrameWithFFprobesPTS() throws {

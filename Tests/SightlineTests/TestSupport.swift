@@ -200,6 +200,12 @@ func ffmpeg(_ arguments: String...) throws {
     guard result.status == 0 else { throw "ffmpeg failed: \(result.stderr)" }
 }
 
+/// The face detector's settings recorded in the stream record of a run's output.
+func faceSettings(_ records: Data) throws -> RecordFields {
+    let stream = try XCTUnwrap(try RecordFile(jsonLines: records, path: "records").stream, "no stream record")
+    return try XCTUnwrap(stream.faceAnalyzer, "no face analyzer in the stream record")
+}
+
 /// JSON objects of a JSON Lines buffer.
 func jsonLines(_ data: Data) throws -> [[String: Any]] {
     try data.split(separator: UInt8(ascii: "\n")).map {

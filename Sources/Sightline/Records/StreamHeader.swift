@@ -49,6 +49,9 @@ public struct StreamHeader {
     public var schema: Int { fields.int("schema") ?? 1 }
     /// The tracker's `max_gap` (nil when the run did not track).
     public var trackingMaxGap: Int? { fields.fields("analyzers")?.fields("tracking")?.int("max_gap") }
+    /// The face detector's settings as the run recorded them (`analyzers.faces`: backend, runtime,
+    /// precision, model, sha256, …); nil without faces.
+    public var faceAnalyzer: RecordFields? { fields.fields("analyzers")?.fields("faces") }
 
     /// About how many frame records the file holds: the span asked for, or the stream's
     /// duration, times the frame rate; 0 when the record does not say.

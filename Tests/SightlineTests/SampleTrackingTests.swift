@@ -26,8 +26,8 @@ final class SampleTrackingTests: XCTestCase {
         return seen
     }
 
-    private func tracks(_ data: Data) throws -> [[String: Any]] {
-        try jsonLines(data).filter { $0["type"] as? String == "track" }
+    private func tracks(_ data: Data) throws -> [TrackRecord] {
+        try RecordFile(jsonLines: data, path: "run").tracks
     }
 
     private func frames(_ data: Data) throws -> [FrameRecord] {
@@ -49,9 +49,9 @@ final class SampleTrackingTests: XCTestCase {
             XCTAssertEqual(Set(byFrame.values).count, 1, "truth object \(truthID) got ids \(Set(byFrame.values))")
             let truthFrames = truth.frames.filter { f in f.faces.contains { $0.track == truthID } || f.codes.contains { $0.track == truthID } }.map(\.index)
             let id = try XCTUnwrap(byFrame.values.first)
-            let record = try XCTUnwrap(trackRecords.first { $0["id"] as? Int == id })
-            XCTAssertLessThanOrEqual(abs((record["first_frame"] as? Int ?? -99) - truthFrames.min()!), 2, "object \(truthID)")
-            XCTAssertLessThanOrEqual(abs((record["last_frame"] as? Int ?? -99) - truthFrames.max()!), 2, "object \(truthID)")
+            let record = try XCTUnwrap(trackRecords.first { $0.id == id })
+            XCTAssertLessThanOrEqual(abs(record.firstFrame - truthFrames.min()!), 2, "object \(truthID)")
+            XCTAssertLessThanOrEqual(abs(record.lastFrame - truthFrames.max()!), 2, "object \(truthID)")
         }
     }
 

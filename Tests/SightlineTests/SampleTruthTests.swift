@@ -116,7 +116,7 @@ final class SampleTruthTests: XCTestCase {
         let reference = try defaultOutput()
         XCTAssertEqual(one.stdout, reference, "--threads 1 differs from the default thread count")
         // The first 3 s with 3 threads equal the first 90 frames of the full run.
-        let head = try jsonLines(three.stdout).filter { $0["type"] as? String == "frame" }.count
+        let head = try RecordFile(jsonLines: three.stdout, path: "3 threads").frames.count
         XCTAssertEqual(head, 90)
         let referenceLines = reference.split(separator: UInt8(ascii: "\n"))
         let threeLines = three.stdout.split(separator: UInt8(ascii: "\n"))

@@ -36,22 +36,24 @@ struct SightlineCommand: ParsableCommand {
         // not be torn down under them.
         OpenVINORuntime.finishPreparations()
         guard let failure else { return }
-        let (status, message) = report(failure)
+        Foundation.exit(report(failure))
+    }
+
+    /// Reports a command's failure as the process ends with it: writes its message (to standard
+    /// error; to standard output for help and the version, whose status is 0) and returns the exit
+    /// status. Sightline's errors are one line naming the file and the cause, with the exit code
+    /// of that cause.
+    static func report(_ error: Error) -> Int32 {
+        let (status, message): (Int32, String)
+        switch error {
+        case let error as SightlineError: (status, message) = (error.exitCode, "sightline: \(error)")
+        case let error as RecordFileError: (status, message) = (error.exitCode, "sightline: \(error)")
+        case let error as AlignmentError: (status, message) = (64, "sightline: \(error)")
+        default: (status, message) = (exitCode(for: error).rawValue, fullMessage(for: error))
+        }
         if !message.isEmpty {
             (status == 0 ? FileHandle.standardOutput : FileHandle.standardError).write(Data((message + "\n").utf8))
         }
-        Foundation.exit(status)
-    }
-
-    /// How a command's failure ends the process: its exit status, and the message for standard
-    /// error (standard output for help and the version, whose status is 0). Sightline's errors are
-    /// one line naming the file and the cause, with the exit code of that cause.
-    static func report(_ error: Error) -> (status: Int32, message: String) {
-        switch error {
-        case let error as SightlineError: return (error.exitCode, "sightline: \(error)")
-        case let error as RecordFileError: return (error.exitCode, "sightline: \(error)")
-        case let error as AlignmentError: return (64, "sightline: \(error)")
-        default: return (exitCode(for: error).rawValue, fullMessage(for: error))
-        }
+        return status
     }
 }

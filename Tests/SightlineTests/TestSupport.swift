@@ -138,7 +138,7 @@ func waitForLines(_ count: Int, in path: String, of process: Process, timeout: T
 }
 
 /// `sightline ARGUMENTS` run in this process, as the binary's `main` runs it (parsed by
-/// `SightlineCommand.parseAsRoot`, a failure reported by `SightlineCommand.report`): its exit
+/// `SightlineCommand.parseAsRoot`, a failure reported by `SightlineCommand.report`, as the binary reports it): its exit
 /// status, standard output and standard error. No process is started, so the runtime and its
 /// compiled networks are loaded once for the whole suite. Tests of what only a process shows
 /// (exit codes through the shell, signals, the error line of the binary, environment variables
@@ -184,9 +184,7 @@ private enum InProcessCommand {
             var command = try SightlineCommand.parseAsRoot(arguments)
             try command.run()
         } catch {
-            let (code, message) = SightlineCommand.report(error)
-            status = code
-            if !message.isEmpty { FileHandle(fileDescriptor: code == 0 ? 1 : 2).write(Data((message + "\n").utf8)) }
+            status = SightlineCommand.report(error)
         }
         fflush(nil)
         dup2(savedOut, 1); dup2(savedErr, 2); close(savedOut); close(savedErr)

@@ -21,7 +21,7 @@ struct Analyze: ParsableCommand {
     @Option(help: "Start at this time in seconds on the file's timeline (the origin of ffmpeg's -ss): the frames with start ≤ t are written.")
     var start: Double?
 
-    @Option(help: "Stop after this many seconds, like ffmpeg's -t: the frames with t < start + duration are written.")
+    @Option(help: "Stop after this many seconds, like ffmpeg's -t: the frames with t < start + duration are written (the next few are analyzed too, not written, so that what looking back finds on the span's last frames is as in the whole run).")
     var duration: Double?
 
     @Option(help: ArgumentHelp("Also analyze and track this many seconds before --start without writing them as frames (a shard's warm-up: tracks entering the span keep their state). Written as `warmup` records for `sightline merge`.", valueName: "SECONDS"))
@@ -52,10 +52,13 @@ struct Analyze: ParsableCommand {
         let analysis = try detection.analysis()
         let drawing = try render.map { (path: $0, painter: try rendering.painter()) }
         VideoFileSource.showLibraryWarnings(decoding.verbose)
+        // A span ends with a cool-down: the frames after it are analyzed (not written) until
+        // looking back has completed the span's last frames, as in the whole run.
         let source = try decoding.open(input, stream: stream, start: start, duration: duration, warmup: warmup ?? 0,
-                                       keepAudio: render != nil)
+                                       cooldownFrames: duration == nil ? 0 : TrackingStage.maxHeld, keepAudio: render != nil)
         var configuration = detection.configuration(source: source, analysis: analysis)
         if let start, warmup != nil { configuration.warmupEnds = start }
+        configuration.outputEnds = duration.map { (start ?? 0) + $0 }
         configuration.timing = outputs.timing
         let run = try Run(configuration)
         let video = try drawing.map { path, painter in

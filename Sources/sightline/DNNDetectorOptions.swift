@@ -30,7 +30,7 @@ struct DNNDetectorOptions<Size: FaceSizeDefaults>: ParsableArguments {
 
     /// The detector settings; `precision` is the command's default for --dnn-precision.
     func options(threshold: Double?, precision: DNNPrecision) -> FaceDetectorOptions {
-        var detector = FaceDetectorOptions(backend: faces, minFace: size.minFace, detectWidth: size.faceWidth)
+        var detector = FaceDetectorOptions(backend: faces, minFace: size.minFace(for: faces), detectWidth: size.faceWidth)
         detector.modelPath = faceModel
         detector.runtime = dnnRuntime
         detector.precision = dnnPrecision ?? precision

@@ -59,7 +59,7 @@ struct FaceOptions: ParsableArguments {
     }
 
     func faceDetectorOptions() -> FaceDetectorOptions {
-        var options = FaceDetectorOptions(backend: faces, minFace: size.minFace, detectWidth: size.faceWidth)
+        var options = FaceDetectorOptions(backend: faces, minFace: size.minFace(for: faces), detectWidth: size.faceWidth)
         options.scaleFactor = faceStep
         options.attributes = faceAttributes == .on
         options.threshold = faceThreshold

@@ -21,10 +21,11 @@ struct InputOptions: ParsableArguments {
 
     /// Opens `path` with these settings (`defaultDecoderThreads` when --decoder-threads is not given).
     func open(_ path: String, stream: Int? = nil, start: Double? = nil, duration: Double? = nil, warmup: Double = 0,
-              keepAudio: Bool = false, defaultDecoderThreads: Int = 0) throws -> VideoFileSource {
-        try VideoFileSource(path: path, options: SourceOptions(
-            streamIndex: stream, start: start, duration: duration, warmup: warmup, allowNetwork: allowNetwork,
-            decoderThreads: decoderThreads(default: defaultDecoderThreads), keepAudio: keepAudio))
+              cooldownFrames: Int = 0, keepAudio: Bool = false, defaultDecoderThreads: Int = 0) throws -> VideoFileSource {
+        var options = SourceOptions(streamIndex: stream, start: start, duration: duration, warmup: warmup, allowNetwork: allowNetwork,
+                                    decoderThreads: decoderThreads(default: defaultDecoderThreads), keepAudio: keepAudio)
+        options.cooldownFrames = cooldownFrames
+        return try VideoFileSource(path: path, options: options)
     }
 
     /// Opens the video saved records were made from, over the span their run read, and checks

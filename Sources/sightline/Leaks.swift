@@ -112,7 +112,7 @@ struct Leaks: ParsableCommand {
     /// installed (YuNet and UltraFace are fetched, not installed by Scripts/install-deps.sh) fails
     /// with how to get it or leave the check out.
     private func secondDetector() throws -> ResolvedFaceDetector {
-        var options = FaceDetectorOptions(backend: secondFaces, minFace: detector.size.minFace, detectWidth: 0)
+        var options = FaceDetectorOptions(backend: secondFaces, minFace: detector.size.minFace(for: secondFaces), detectWidth: 0)
         options.runtime = detector.dnnRuntime
         options.precision = .f32
         options.threshold = secondThreshold

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Sightline
 
 // Options several commands declare with defaults of their own: each is declared and validated
 // once here, generic over the command's defaults.
@@ -9,29 +10,49 @@ import ArgumentParser
 /// so each command names its own `FaceSizeDefaults`.
 struct FaceSizeOptions<Defaults: FaceSizeDefaults>: ParsableArguments {
     @Option(name: .customLong("min-face"), help: ArgumentHelp(Defaults.minFaceHelp))
-    var minFace: Int = Defaults.minFace
+    var minFace: Int?
 
     @Option(name: .customLong("face-width"), help: ArgumentHelp(Defaults.faceWidthHelp))
     var faceWidth: Int = Defaults.faceWidth
 
     func validate() throws {
-        if !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
+        if let minFace, !(1...100_000).contains(minFace) { throw ValidationError("--min-face must be between 1 and 100000 pixels, not \(minFace).") }
         if faceWidth != 0 && !(32...16_384).contains(faceWidth) { throw ValidationError("--face-width must be 0 (full size) or between 32 and 16384, not \(faceWidth).") }
     }
+}
+
+extension FaceSizeOptions {
+    /// `--min-face`, or the command's default for `backend`.
+    func minFace(for backend: FaceBackend) -> Int { minFace ?? Defaults.minFace(for: backend) }
 }
 
 /// A command's defaults and help for `FaceSizeOptions`.
 protocol FaceSizeDefaults {
     static var minFace: Int { get }
+    /// The default `--min-face` of one backend (`minFace` unless a command says otherwise).
+    static func minFace(for backend: FaceBackend) -> Int
     static var minFaceHelp: String { get }
     static var faceWidth: Int { get }
     static var faceWidthHelp: String { get }
 }
 
-/// `analyze`, `capture`, `snapshot` and `scan`: faces from 40 px, found on a 640 px frame.
+extension FaceSizeDefaults {
+    static func minFace(for backend: FaceBackend) -> Int { minFace }
+}
+
+/// `analyze`, `capture`, `snapshot` and `scan`: with centerface faces from 16 px (the whole
+/// frame on a 640 px frame as far as 40 px faces allow, the smaller faces on full-size tiles);
+/// the other detectors from 40 px (under 20 px in their input they give more false faces than faces).
 enum FindFaces: FaceSizeDefaults {
-    static let minFace = 40
-    static let minFaceHelp = "Smallest face to find, in pixels of the displayed frame."
+    static let minFace = FaceDetectorOptions().minFace
+    static func minFace(for backend: FaceBackend) -> Int { backend == .centerface ? minFace : FaceDetectorOptions.wholeFrameMinFace }
+    static let minFaceHelp = """
+        Smallest face to find, in pixels of the displayed frame (default: 16 with centerface, 40 \
+        with the others). centerface: where the whole-frame pass (sized for 40 px faces, see \
+        --face-width) cannot see faces this small, they are searched on full-size tiles of the frame, \
+        one per analyzed frame in turn, and each face found is followed on every frame by a search \
+        around it (docs/tracking.md). 40 turns the tiles off: faster, large faces only.
+        """
     static let faceWidth = 640
     static let faceWidthHelp = """
         Width the frame is scaled down to for face detection (0: full size). The cascade cannot \

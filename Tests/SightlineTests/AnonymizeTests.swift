@@ -187,7 +187,7 @@ final class AnonymizeTests: XCTestCase {
         // face of the sample is reported (its faces are large: the detector runs on a frame
         // scaled to 640 px, a quarter of the work).
         let blurred = dir.appendingPathComponent("sample-blur.mp4").path
-        let render = sightline(["analyze", sample, "--codes", "off", "--render", blurred, "--style", "blur",
+        let render = sightline(["analyze", sample, "--codes", "off", "--min-face", "40", "--render", blurred, "--style", "blur",
                                                       "-q", "-o", dir.appendingPathComponent("r.jsonl").path], environment: environment)
         XCTAssertEqual(render.status, 0, render.stderr)
         let blur = try leaks(sample, blurred, ["--checks", "detector", "--face-width", "640", "--min-face", "40"])

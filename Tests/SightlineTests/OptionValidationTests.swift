@@ -51,18 +51,21 @@ final class OptionValidationTests: XCTestCase {
 
     func testEachCommandKeepsItsOwnDefaults() throws {
         let analyze = try Analyze.parse(["in.mp4"])
-        XCTAssertEqual(analyze.detection.detectors.face.size.minFace, 40)
+        // centerface from 16 px (small faces on tiles), the other detectors from 40.
+        XCTAssertEqual(analyze.detection.detectors.face.size.minFace(for: .centerface), 16)
+        XCTAssertEqual(analyze.detection.detectors.face.size.minFace(for: .yunet), 40)
+        XCTAssertEqual(try Analyze.parse(["in.mp4", "--min-face", "24"]).detection.detectors.face.size.minFace(for: .yunet), 24)
         XCTAssertEqual(analyze.detection.detectors.face.size.faceWidth, 640)
         XCTAssertEqual(analyze.detection.tracking.tracks.detectEvery, 1)
         XCTAssertEqual(analyze.detection.tracking.tracks.maxGap, 15)
 
         let anonymize = try Anonymize.parse(["in.mp4", "-o", "out.mp4"])
-        XCTAssertEqual(anonymize.detector.size.minFace, 16)
-        XCTAssertEqual(anonymize.detector.size.faceWidth, 640)
+        XCTAssertEqual(anonymize.detector.size.minFace(for: .centerface), 16)
+        XCTAssertEqual(anonymize.detector.size.faceWidth, 0)
         XCTAssertEqual(anonymize.tracks.detectEvery, 2)
 
         let leaks = try Leaks.parse(["in.mp4", "out.mp4"])
-        XCTAssertEqual(leaks.detector.size.minFace, 16)
+        XCTAssertEqual(leaks.detector.size.minFace(for: .centerface), 16)
         XCTAssertEqual(leaks.detector.size.faceWidth, 0)
 
         // What the user asks for still reaches the detector's options.

@@ -199,6 +199,20 @@ final class TimelineShardTests: XCTestCase {
         }
     }
 
+    /// The small-face tiles across shards: the small-face scene (1080p, 15 tiles in turn, faces
+    /// found up to 13 frames late and looked back on) cut every 0.77 s, frames 23 and 46, off the
+    /// rotation: the rotation counts stream positions, so the shards search the same tile on each
+    /// frame as the whole run, and the merged file is the whole run's, byte for byte.
+    func testTiledShardsCutOffTheRotationMergeIntoTheWholeRun() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let scene = try SmallFacesScene.paths()
+        let (whole, merged, _) = try wholeAndMerged(["--codes", "off"], cuts: ["--shard-length", "0.77", "--warmup", "1"], in: dir,
+                                                    input: scene.video)
+        let records = try RecordFile(path: whole)
+        XCTAssertTrue(records.frames.contains { $0.faceSearch?.tile?.count == 15 }, "the scene is tiled")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: merged)), try Data(contentsOf: URL(fileURLWithPath: whole)))
+    }
+
     /// Identities across shards: the 16 shots of 7 people (`IdentityTests`, 24 fps, a cut every
     /// 24 frames) cut every 3.7 s, off the sampling grid and inside shots: the shard cut at frame
     /// 89 runs through a track (shot 3), the one at 178 through person 0's second appearance

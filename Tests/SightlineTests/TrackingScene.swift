@@ -41,6 +41,20 @@ enum CrowdScene {
     static func paths() throws -> (video: String, truth: String) { try made.get() }
 }
 
+/// The small-face scene of `Samples/make_crowd.py --scene small` (faces of 16–40 px in every
+/// tile of the 1080p rotation and on its overlaps, appearing off the rotation, leaving, crossing
+/// tile edges; 1080p, 2 s), generated once per test process from the shared dlib photos.
+enum SmallFacesScene {
+    private static let made: Result<(video: String, truth: String), Error> = Result {
+        let faces = try dlibFaces()
+        let dir = try generate("Samples/make_crowd.py", folder: "small-faces") { ["--scene", "small", "--out", $0.path, "--faces", faces] }
+        return (dir.appendingPathComponent("small-faces-1080p.mp4").path, dir.appendingPathComponent("small-faces-1080p.truth.jsonl").path)
+    }
+
+    /// The scene's video and truth paths (made on first use).
+    static func paths() throws -> (video: String, truth: String) { try made.get() }
+}
+
 /// The anonymization scene of `Scripts/make_anonymize_scene.py` (real faces entering from the
 /// edges, turning, covered, motion-blurred, small, a shot cut; 3 s with a tone), generated once
 /// per test process from the shared dlib photos. It has no truth file.

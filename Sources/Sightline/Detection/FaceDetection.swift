@@ -25,7 +25,7 @@ public enum FaceBackend: String, CaseIterable, Sendable {
 public struct FaceDetectorOptions: Sendable, Equatable {
     public var backend: FaceBackend = .centerface
     /// Smallest face searched for, in pixels of the displayed frame.
-    public var minFace = 40
+    public var minFace = 16
     /// Width of the downscaled image the detector runs on (0: full size).
     public var detectWidth = 640
     /// Cascade pyramid step.
@@ -47,7 +47,7 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     /// The arithmetic asked for; `precisionInEffect` is the one the network runs in.
     public var precision: DNNPrecision = .int8
 
-    public init(backend: FaceBackend = .centerface, minFace: Int = 40, detectWidth: Int = 640) {
+    public init(backend: FaceBackend = .centerface, minFace: Int = 16, detectWidth: Int = 640) {
         self.backend = backend
         self.minFace = minFace
         self.detectWidth = detectWidth
@@ -105,9 +105,24 @@ public struct FaceDetectorOptions: Sendable, Equatable {
         }
     }
 
-    /// The network input size for frames of this displayed size (nil for the cascades).
+    /// The smallest face the whole-frame pass of a tiled schedule is sized for: smaller ones
+    /// (down to `minFace`) are searched on full-scale tiles (`TileGrid`).
+    public static let wholeFrameMinFace = 40
+    /// The smallest face the whole-frame pass looks for when frames are tiled.
+    package var wholePassMinFace: Int { max(minFace, Self.wholeFrameMinFace) }
+    /// Whether frames of some size get tiles (`TileGrid`): CenterFace on OpenVINO asked for faces
+    /// smaller than the whole-frame pass's.
+    package var mayTile: Bool { backend == .centerface && runtime == .openvino && minFace < Self.wholeFrameMinFace }
+
+    /// The full-scale tiles of a displayed frame of this size (nil: the whole-frame pass finds
+    /// faces down to `minFace` by itself).
+    public func tileGrid(width: Int, height: Int) -> TileGrid? { TileGrid(width: width, height: height, options: self) }
+
+    /// The network input size of the scheduled whole-frame pass for frames of this displayed size
+    /// (nil for the cascades): sized for `minFace`, or for `wholePassMinFace` when the frame is tiled.
     public func networkInputSize(width: Int, height: Int) -> (width: Int, height: Int)? {
-        backend.model?.kind.inputSize(width: width, height: height, detectWidth: detectWidth, minFace: minFace)
+        let smallest = tileGrid(width: width, height: height) == nil ? minFace : wholePassMinFace
+        return backend.model?.kind.inputSize(width: width, height: height, detectWidth: detectWidth, minFace: smallest)
     }
 
     /// Full path of the cascade file, or nil when the backend has none.
@@ -129,7 +144,12 @@ public struct FaceDetectorOptions: Sendable, Equatable {
 
 /// A face detector working on whole frames. Not thread-safe: one instance per worker.
 package protocol FaceDetecting: AnyObject {
+    /// The faces of the whole frame, down to the smallest face asked for.
     func detect(_ frame: VideoFrame) throws -> [FaceObservation]
+    /// The faces of a frame as its plan says, with where it looked, for the record: without
+    /// `tile`, as `detect(_:)`; with it, the whole-frame pass of a tiled schedule and that
+    /// full-scale tile (`TileGrid`).
+    func detect(_ frame: VideoFrame, tile: Int?) throws -> (faces: [FaceObservation], search: FaceSearch)
     /// Starts making ready, in the background, what detecting in frames of this displayed size
     /// needs (the first `detect` waits for it).
     func prepare(width: Int, height: Int)
@@ -164,6 +184,13 @@ public final class CascadeFaceDetector: FaceDetecting {
     }
 
     deinit { slv_cascade_destroy(handle) }
+
+    /// Cascades have no tiles: the whole frame, scaled to `detectWidth` as the C side does.
+    package func detect(_ frame: VideoFrame, tile: Int?) throws -> (faces: [FaceObservation], search: FaceSearch) {
+        let width = frame.rotation.swapsAxes ? frame.luma.height : frame.luma.width
+        let scale = options.detectWidth > 0 && options.detectWidth < width ? Double(options.detectWidth) / Double(width) : 1
+        return (try detect(frame), FaceSearch(wholeScale: scale))
+    }
 
     /// Faces in the displayed (rotated) frame. `region`, in displayed-frame pixels, limits the
     /// search, and `sizes` and `scaleFactor` override the options' (all three for region refinement).
@@ -204,6 +231,8 @@ public final class DNNFaceDetector: FaceDetecting {
     private let kind: FaceModelKind
     private let session: InferenceSession
     private let input: NetworkInput
+    /// The tiles' input, apart from the whole frame's: each keeps its buffer from frame to frame.
+    private let tileInput: NetworkInput
 
     /// `workers`: the detectors that share the compiled network (a run's analysis threads). A
     /// file not checked against the registry (`--face-model`) is checked now (its inputs and
@@ -219,14 +248,93 @@ public final class DNNFaceDetector: FaceDetecting {
                                                workers: workers, precision: detector.precision,
                                                knownSHA256: file.verified ? file.sha256 : nil)
             input = try NetworkInput()
+            tileInput = try NetworkInput()
         } catch let error as InferenceError {
             throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: options.setupAdvice(error))
         }
     }
 
+    /// A tiled frame size gets its whole-frame pass and its tile compiled; another, its whole frame.
     package func prepare(width: Int, height: Int) {
-        let input = inputSize(displayW: width, displayH: height)
-        session.prepare(width: input.width, height: input.height)
+        guard let grid = grid(width: width, height: height) else {
+            let input = inputSize(displayW: width, displayH: height, minFace: options.minFace)
+            return session.prepare(width: input.width, height: input.height)
+        }
+        let whole = inputSize(displayW: width, displayH: height, minFace: options.wholePassMinFace)
+        session.prepare(width: whole.width, height: whole.height)
+        session.prepare(width: grid.inputWidth, height: grid.inputHeight)
+    }
+
+    /// The tiles of the last frame size asked for (every frame of a stream has one size, nearly always).
+    private var lastGrid: (width: Int, height: Int, grid: TileGrid?)?
+
+    /// The tiles of this frame (nil: not tiled).
+    package func tiles(_ frame: VideoFrame) -> TileGrid? {
+        frame.rotation.swapsAxes ? grid(width: frame.luma.height, height: frame.luma.width)
+            : grid(width: frame.luma.width, height: frame.luma.height)
+    }
+
+    private func grid(width: Int, height: Int) -> TileGrid? {
+        if let lastGrid, lastGrid.width == width, lastGrid.height == height { return lastGrid.grid }
+        let grid = options.tileGrid(width: width, height: height)
+        lastGrid = (width, height, grid)
+        return grid
+    }
+
+    /// Where the frame is tiled, the whole frame at the scale of the whole-frame pass's smallest
+    /// face (`wholePassMinFace`) and `tile` at full scale for the smaller faces (nil: every tile,
+    /// on the networks already compiled). A tile adds only the faces the whole frame did not give:
+    /// not overlapping one of those, and not cut by the tile's inner edges (a face that small lies
+    /// whole in the neighbouring tile, which finds it in its turn). Otherwise the whole frame down
+    /// to `minFace`.
+    package func detect(_ frame: VideoFrame, tile: Int?) throws -> (faces: [FaceObservation], search: FaceSearch) {
+        let (displayW, displayH, _) = sizes(frame)
+        guard let grid = grid(width: displayW, height: displayH) else {
+            let input = inputSize(displayW: displayW, displayH: displayH, minFace: options.minFace)
+            return (try detect(frame), FaceSearch(wholeScale: Double(input.width) / Double(max(1, displayW))))
+        }
+        var (faces, search) = try detectWholePass(frame)
+        let tiles: [Int]
+        if let tile {
+            tiles = [tile % grid.count]
+            search.tile = FaceSearch.Tile(index: tiles[0], count: grid.count, box: grid.tiles[tiles[0]])
+        } else {
+            tiles = Array(grid.tiles.indices)
+            search.everyTile = grid.count
+        }
+        for index in tiles {
+            // Also besides the earlier tiles' faces: a face in an overlap is found in both.
+            faces += try detect(frame, tile: grid.tiles[index], of: grid, besides: faces, displayW: displayW, displayH: displayH)
+        }
+        return (Self.topLeftFirst(faces), search)
+    }
+
+    /// The faces of one tile that `found` does not have already.
+    private func detect(_ frame: VideoFrame, tile box: Box, of grid: TileGrid, besides found: [FaceObservation],
+                        displayW: Int, displayH: Int) throws -> [FaceObservation] {
+        let inner = (left: box.x > 0, top: box.y > 0, right: box.x + box.w < Double(displayW), bottom: box.y + box.h < Double(displayH))
+        return try detect(frame, region: box, input: (grid.inputWidth, grid.inputHeight), buffer: tileInput).filter { face in
+            let b = face.box
+            guard max(b.w, b.h) >= Double(options.minFace) || max(b.w, b.h) * grid.scale >= FaceModelKind.smallestReliableFace else { return false }
+            // The network's box of a cut face stops a little short of the cut.
+            let m = max(2, 0.15 * max(b.w, b.h))
+            if inner.left && b.x <= box.x + m || inner.top && b.y <= box.y + m
+                || inner.right && b.x + b.w >= box.x + box.w - m || inner.bottom && b.y + b.h >= box.y + box.h - m { return false }
+            // Not a face found already, nor a part of one (mostly inside it).
+            return !found.contains { f in
+                let ix = max(0, min(f.box.x + f.box.w, b.x + b.w) - max(f.box.x, b.x))
+                let iy = max(0, min(f.box.y + f.box.h, b.y + b.h) - max(f.box.y, b.y))
+                return f.box.iou(b) > 0.3 || ix * iy > 0.5 * b.area
+            }
+        }
+    }
+
+    /// The scheduled whole-frame pass alone: in a tiled frame, for faces from `wholePassMinFace`
+    /// (a crowd's frame between detections, whose small faces the region search follows).
+    package func detectWholePass(_ frame: VideoFrame) throws -> (faces: [FaceObservation], search: FaceSearch) {
+        let (displayW, displayH, input) = sizes(frame)
+        let smallest = grid(width: displayW, height: displayH) == nil ? options.minFace : options.wholePassMinFace
+        return (try detect(frame, input: input, minFace: smallest), FaceSearch(wholeScale: Double(input.width) / Double(max(1, displayW))))
     }
 
     /// Starts compiling the network for region searches, while the workers compile theirs.
@@ -242,21 +350,27 @@ public final class DNNFaceDetector: FaceDetecting {
     /// detections): the region's planes are scaled to a `regionInputSide` square, geometry is
     /// mapped back to displayed-frame pixels. Sorted by score, best first.
     package func detect(_ frame: VideoFrame, region: Box) throws -> [FaceObservation] {
+        try detect(frame, region: region, input: (Self.regionInputSide, Self.regionInputSide), buffer: input)
+    }
+
+    /// Faces in a region of the displayed frame scaled to an input of `input` (a tile's), made in
+    /// `buffer`. Sorted by score, best first.
+    private func detect(_ frame: VideoFrame, region: Box, input size: (width: Int, height: Int),
+                        buffer: NetworkInput) throws -> [FaceObservation] {
         guard let (picture, rect) = frame.yuv(cropping: frame.rotation.coded(region)) else { return [] }
         let shown = frame.rotation.display(rect)
-        let side = Self.regionInputSide
         let threshold = Float(options.effectiveThreshold)
         let candidates: [FaceCandidate]
         let keep: [Int]
         do {
-            let image = try input.make(picture, rotation: frame.rotation, width: side, height: side, layout: kind.layout,
-                                       color: options.color)
-            candidates = try kind.decode(try session.run(image), input: (side, side), threshold: threshold)
+            let image = try buffer.make(picture, rotation: frame.rotation, width: size.width, height: size.height, layout: kind.layout,
+                                        color: options.color)
+            candidates = try kind.decode(try session.run(image), input: size, threshold: threshold)
             keep = try nonMaximumSuppression(candidates, threshold: threshold, overlap: Float(options.nmsIoU > 0 ? options.nmsIoU : 0.3))
         } catch let error as InferenceError {
             throw SightlineError.internal("face detection failed: \(error)")
         }
-        let sx = shown.w / Double(side), sy = shown.h / Double(side)
+        let sx = shown.w / Double(size.width), sy = shown.h / Double(size.height)
         func place(_ x: Float, _ y: Float) -> Point {
             Point(x: Double(Float(shown.x + Double(x) * sx)), y: Double(Float(shown.y + Double(y) * sy)))
         }
@@ -277,27 +391,37 @@ public final class DNNFaceDetector: FaceDetecting {
         }.map(\.element)
     }
 
-    /// The displayed frame's size, and the network's input size for the whole of it.
+    /// The displayed frame's size, and the input of the scheduled whole-frame pass.
     private func sizes(_ frame: VideoFrame) -> (displayW: Int, displayH: Int, input: (width: Int, height: Int)) {
         let turned = frame.rotation.swapsAxes
         let displayW = turned ? frame.luma.height : frame.luma.width, displayH = turned ? frame.luma.width : frame.luma.height
-        return (displayW, displayH, inputSize(displayW: displayW, displayH: displayH))
+        let smallest = grid(width: displayW, height: displayH) == nil ? options.minFace : options.wholePassMinFace
+        return (displayW, displayH, inputSize(displayW: displayW, displayH: displayH, minFace: smallest))
     }
 
-    /// The network's input for the whole of a displayed frame of this size.
-    private func inputSize(displayW: Int, displayH: Int) -> (width: Int, height: Int) {
-        kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: options.minFace)
+    /// The network's input for the whole of a displayed frame of this size, for faces from `minFace`.
+    private func inputSize(displayW: Int, displayH: Int, minFace: Int) -> (width: Int, height: Int) {
+        kind.inputSize(width: displayW, height: displayH, detectWidth: options.detectWidth, minFace: minFace)
     }
 
-    /// Whether one whole-frame detection of `frame` gives the network fewer pixels than region
-    /// searches of `regions` faces (a crowd): the network's time grows with its input's pixels.
+    /// Whether the scheduled whole-frame pass over `frame` gives the network fewer pixels than
+    /// region searches of `regions` faces (a crowd): the network's time grows with its input's pixels.
     package func wholeFrameIsCheaper(_ frame: VideoFrame, regions: Int) -> Bool {
         let input = sizes(frame).input
         return regions * Self.regionInputSide * Self.regionInputSide > input.width * input.height
     }
 
+    /// The faces of the whole frame, down to `minFace` (the full-scale frame, for 16 px).
     public func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
-        let (displayW, displayH, size) = sizes(frame)
+        let (displayW, displayH, _) = sizes(frame)
+        return try detect(frame, input: inputSize(displayW: displayW, displayH: displayH, minFace: options.minFace),
+                          minFace: options.minFace)
+    }
+
+    /// The faces of the whole frame scaled to `size`, from `minFace` (or the smallest size the
+    /// network finds reliably in its input), top-left first.
+    private func detect(_ frame: VideoFrame, input size: (width: Int, height: Int), minFace: Int) throws -> [FaceObservation] {
+        let (displayW, displayH, _) = sizes(frame)
         guard displayW > 0, displayH > 0 else { return [] }
         let threshold = Float(options.effectiveThreshold)
         let candidates: [FaceCandidate]
@@ -318,7 +442,7 @@ public final class DNNFaceDetector: FaceDetecting {
             let x1 = min(Double(displayW), Double(c.x + c.w) * sx), y1 = min(Double(displayH), Double(c.y + c.h) * sy)
             // --min-face sizes the input; what the network finds is kept down to the size it finds
             // reliably (in its input), and always from --min-face up.
-            guard x1 > x0, y1 > y0, max(x1 - x0, y1 - y0) >= Double(options.minFace)
+            guard x1 > x0, y1 > y0, max(x1 - x0, y1 - y0) >= Double(minFace)
                     || max((x1 - x0) / sx, (y1 - y0) / sy) >= FaceModelKind.smallestReliableFace else { continue }
             var landmarks: FaceLandmarks?
             if c.landmarks.count == 10 {
@@ -330,8 +454,12 @@ public final class DNNFaceDetector: FaceDetecting {
             let box = Box(x: Double(Float(x0)), y: Double(Float(y0)), w: Double(Float(x1 - x0)), h: Double(Float(y1 - y0)))
             faces.append(FaceObservation(box: box, score: Double(min(1, max(0, c.score))), landmarks: landmarks))
         }
-        // Stable order (top-left first), as for the cascades.
-        return faces.enumerated().sorted { a, b in
+        return Self.topLeftFirst(faces)
+    }
+
+    /// Stable order (top-left first), as for the cascades.
+    private static func topLeftFirst(_ faces: [FaceObservation]) -> [FaceObservation] {
+        faces.enumerated().sorted { a, b in
             if a.element.box.y != b.element.box.y { return a.element.box.y < b.element.box.y }
             if a.element.box.x != b.element.box.x { return a.element.box.x < b.element.box.x }
             return a.offset < b.offset

@@ -31,13 +31,14 @@ public final class FrameAnalyzer: @unchecked Sendable {
                     codeStatus: codeReader == nil ? .off : .dropped, faces: [], codes: [])
     }
 
-    /// Runs the detectors on the whole frame as `plan` says: without full detection it only
-    /// records the frame (the tracking stage searches it around known objects); without the full
+    /// Runs the detectors on the whole frame as `plan` says (faces: with its tile, if it has
+    /// one): without full detection it only records the frame (the tracking stage searches it around known objects); without the full
     /// code search, no code search (the tracking stage reads the known codes in their regions).
     public func analyze(_ frame: VideoFrame, plan: FramePlan = .whole) -> FrameRecord {
         let luma = frame.luma
         var faceStatus = AnalyzerStatus.off, codeStatus = AnalyzerStatus.off
         var faces: [FaceObservation] = [], codes: [CodeObservation] = []
+        var faceSearch: FaceSearch?
         if !plan.fullDetection {
             return FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds,
                                faceStatus: faceDetector == nil ? .off : .skipped,
@@ -45,7 +46,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
         }
         if let faceDetector {
             do {
-                faces = try faceDetector.detect(frame)
+                (faces, faceSearch) = try faceDetector.detect(frame, tile: plan.tile)
                 if let attributeReader {
                     for i in faces.indices {
                         var attributes = try attributeReader.read(face: faces[i].box, in: luma, rotation: frame.rotation)
@@ -72,7 +73,9 @@ public final class FrameAnalyzer: @unchecked Sendable {
                 errors.append("frame \(frame.position): \(error)")
             }
         }
-        return FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds, faceStatus: faceStatus,
-                           codeStatus: codeStatus, faces: faces, codes: codes)
+        var record = FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds, faceStatus: faceStatus,
+                                 codeStatus: codeStatus, faces: faces, codes: codes)
+        record.faceSearch = faceSearch
+        return record
     }
 }

@@ -6,10 +6,22 @@ public struct Schedule: Sendable, Equatable {
     public var detectEvery = 1
     /// The whole-frame code search on every Nth frame; between, known codes are read in their regions.
     public var codeFullEvery = 15
+    /// The full-scale tiles small faces are searched on, one per detection frame in turn (0 or 1:
+    /// none; the whole-frame pass already finds the smallest faces asked for). Set by the run
+    /// from the frame size and the face detector (`TileGrid`).
+    public var tiles = 0
 
-    public init(detectEvery: Int = 1, codeFullEvery: Int = 15) {
+    public init(detectEvery: Int = 1, codeFullEvery: Int = 15, tiles: Int = 0) {
         self.detectEvery = max(1, detectEvery)
         self.codeFullEvery = max(1, codeFullEvery)
+        self.tiles = max(0, tiles)
+    }
+
+    /// The tile searched on the detection frame at `position`: tiles follow one another by the
+    /// position's detection slot (position / `detectEvery`), so a shard searches the same tile on
+    /// each frame as the whole run, whatever its cut.
+    public func tile(at position: Int) -> Int? {
+        tiles > 1 ? (position / detectEvery) % tiles : nil
     }
 
     /// Whether the code reader searches the whole frame at `position` in the stream (the
@@ -28,6 +40,15 @@ public struct FramePlan: Sendable, Equatable {
     public var fullDetection: Bool
     /// The whole-frame code search.
     public var fullCodeSearch: Bool
+    /// With `fullDetection`: the full-scale tile of the frame also searched for small faces
+    /// (`Schedule.tiles`; nil: the whole frame is searched down to the smallest face).
+    public var tile: Int?
+
+    public init(fullDetection: Bool, fullCodeSearch: Bool, tile: Int? = nil) {
+        self.fullDetection = fullDetection
+        self.fullCodeSearch = fullCodeSearch
+        self.tile = tile
+    }
 
     /// Every detector on the whole frame (a still, a scan's sample).
     public static let whole = FramePlan(fullDetection: true, fullCodeSearch: true)
@@ -52,7 +73,10 @@ public struct FramePlanner: Sendable {
             lastDetection = phase == 0 ? Int.min / 2 : position - phase
         }
         let detect = position - lastDetection! >= schedule.detectEvery
-        return FramePlan(fullDetection: detect, fullCodeSearch: detect && schedule.fullCodeSearch(at: position))
+        // The stream's first frame is searched whole down to the smallest face (a still, a
+        // photo, the faces a video opens on); the tiles take turns after it.
+        return FramePlan(fullDetection: detect, fullCodeSearch: detect && schedule.fullCodeSearch(at: position),
+                         tile: detect && position > 0 ? schedule.tile(at: position) : nil)
     }
 
     /// The frame at `position` goes to the analyzers with `plan` (a frame a live source drops

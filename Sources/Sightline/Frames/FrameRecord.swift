@@ -30,6 +30,9 @@ public struct FrameRecord: Sendable {
     /// The frame's displayed size, only when it is not the stream record's (a stream that changes
     /// size): boxes are in this frame's own pixels.
     public var frameSize: FrameSize?
+    /// Where the face detector looked on this frame (nil: it did not run, or a record written
+    /// before records said so).
+    public var faceSearch: FaceSearch?
 
     public init(index: Int, pts: Int64, t: Double, faceStatus: AnalyzerStatus, codeStatus: AnalyzerStatus,
                 faces: [FaceObservation], codes: [CodeObservation]) {
@@ -40,6 +43,37 @@ public struct FrameRecord: Sendable {
         self.codeStatus = codeStatus
         self.faces = faces
         self.codes = codes
+    }
+}
+
+/// Where the face detector looked on one frame: the whole frame at one scale, and a full-scale
+/// tile of it or every tile (see docs/tracking.md). The region search around known faces is not
+/// counted here: how many ran depends on the tracks a run has kept, which a shard's may not
+/// (its faces are marked `refined`).
+public struct FaceSearch: Sendable, Equatable {
+    /// The scale of the whole-frame pass (network input over displayed frame), nil when it did not run.
+    public var wholeScale: Double?
+    /// The full-scale tile searched for faces too small for the whole-frame pass.
+    public var tile: Tile?
+    /// Every tile was searched (the stream's first frame, a still): how many.
+    public var everyTile: Int?
+
+    /// One tile of a frame's rotation: `index` of `count`, and where it lies in the displayed frame.
+    public struct Tile: Sendable, Equatable {
+        public var index: Int
+        public var count: Int
+        public var box: Box
+        public init(index: Int, count: Int, box: Box) {
+            self.index = index
+            self.count = count
+            self.box = box
+        }
+    }
+
+    public init(wholeScale: Double? = nil, tile: Tile? = nil, everyTile: Int? = nil) {
+        self.wholeScale = wholeScale
+        self.tile = tile
+        self.everyTile = everyTile
     }
 }
 

@@ -63,6 +63,9 @@ public struct SourceOptions: Sendable {
     public var warmup: Double = 0
     /// Stop after this many seconds, like ffmpeg's -t.
     public var duration: Double?
+    /// Also deliver up to this many frames after `duration` (a cool-down: looking back on them
+    /// completes the last frames of the span; the run does not write them).
+    public var cooldownFrames = 0
     /// Let the demuxer open network protocols and playlists (refused by default: untrusted media).
     public var allowNetwork = false
     /// Network protocols the demuxer may open (a comma-separated list, FFmpeg's
@@ -120,6 +123,8 @@ public final class VideoFileSource {
     private let seeked: Bool
     private let startSeconds: Double?
     private let endSeconds: Double?
+    /// Frames after `endSeconds` still to deliver (`SourceOptions.cooldownFrames`).
+    private var cooldownLeft: Int
     private var draining = false
     private var finished = false
     private var delivered = 0
@@ -310,6 +315,7 @@ public final class VideoFileSource {
         let from = options.start.map { max(0, $0 - max(0, options.warmup)) }
         startSeconds = from
         endSeconds = options.duration.map { (options.start ?? 0) + $0 }
+        cooldownLeft = options.cooldownFrames
         // A format whose clock may jump is read from its start (the frames before `start` decoded
         // and dropped): its pts may repeat, so only reading the whole way gives the timeline.
         seeked = (from ?? 0) > 0 && !clockMayJump
@@ -602,10 +608,13 @@ public final class VideoFileSource {
             return nil
         }
         if let end = endSeconds, seconds >= end - 1e-6 {
-            finished = true
-            damage.corruptFrames += corruptPending.count
-            corruptPending.removeAll()
-            return nil
+            if cooldownLeft <= 0 {
+                finished = true
+                damage.corruptFrames += corruptPending.count
+                corruptPending.removeAll()
+                return nil
+            }
+            cooldownLeft -= 1
         }
         // A damaged stream can make the decoder emit a frame from the past: records and the
         // rendered video need presentation order, so such a frame is dropped and counted (and

@@ -79,6 +79,12 @@ extension ResolvedFaceDetector {
             // The network input for this stream's frames (width, height).
             if let frameSize, let input = networkInputSize(width: frameSize.width, height: frameSize.height) {
                 members.append(("input_size", .array([.int(Int64(input.width)), .int(Int64(input.height))])))
+                // Faces under the whole-frame pass's smallest, searched on full-scale tiles in turn.
+                if let grid = options.tileGrid(width: frameSize.width, height: frameSize.height) {
+                    members.append(("tiles", .object([("count", .int(Int64(grid.count))),
+                                                      ("input_size", .array([.int(Int64(grid.inputWidth)), .int(Int64(grid.inputHeight))])),
+                                                      ("whole_min_face", .int(Int64(options.wholePassMinFace)))])))
+                }
             }
             members.append(("color", .bool(options.color)))
         } else if backend != .off {
@@ -183,9 +189,24 @@ extension FrameRecord {
         if let frameSize { members += [("width", .int(Int64(frameSize.width))), ("height", .int(Int64(frameSize.height)))] }
         members += [
             ("status", .object([("faces", .string(faceStatus.rawValue)), ("codes", .string(codeStatus.rawValue))])),
+        ]
+        if let faceSearch { members.append(("face_search", faceSearch.json)) }
+        members += [
             ("faces", .array(faces.map(\.json))),
             ("codes", .array(codes.map(\.json))),
         ]
+        return .object(members)
+    }
+}
+
+extension FaceSearch {
+    package var json: JSON {
+        var members: [(String, JSON)] = []
+        if let wholeScale { members.append(("whole", .fixed(wholeScale, digits: 4))) }
+        if let tile {
+            members.append(("tile", .object([("index", .int(Int64(tile.index))), ("of", .int(Int64(tile.count))), ("box", tile.box.json)])))
+        }
+        if let everyTile { members.append(("every_tile", .int(Int64(everyTile)))) }
         return .object(members)
     }
 }

@@ -275,6 +275,13 @@ extension FrameRecord {
                   faceStatus: AnalyzerStatus(rawValue: status?["faces"] as? String ?? "") ?? .ok,
                   codeStatus: AnalyzerStatus(rawValue: status?["codes"] as? String ?? "") ?? .ok,
                   faces: faces, codes: codes)
+        if let search = o["face_search"] as? [String: Any] {
+            var faceSearch = FaceSearch(wholeScale: number(search["whole"]), everyTile: integer(search["every_tile"]))
+            if let tile = search["tile"] as? [String: Any], let index = integer(tile["index"]), let count = integer(tile["of"]) {
+                faceSearch.tile = FaceSearch.Tile(index: index, count: count, box: try box(tile["box"]))
+            }
+            self.faceSearch = faceSearch
+        }
         // A frame whose size is not the stream record's says its size.
         if let width = integer(o["width"]), let height = integer(o["height"]), width > 0, height > 0 {
             frameSize = FrameSize(width: width, height: height)

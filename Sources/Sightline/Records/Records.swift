@@ -37,7 +37,7 @@ public struct StreamRecord: Sendable {
         stream = run.configuration.source.info
         faces = run.faces ?? .off
         codes = run.codes ?? CodeReaderOptions(backend: .off)
-        schedule = run.configuration.schedule
+        schedule = run.schedule
         tracking = run.tracking ?? TrackingConfiguration(maxGap: 0, detectEvery: schedule.detectEvery)
         cuts = run.cuts
         identities = run.identities

@@ -5,7 +5,9 @@ import SightlineMedia
 /// track is read again in its predicted region (full reader options, its symbology only), and a
 /// code track missed there has the whole next frame searched (not only the next scheduled full
 /// search); on frames skipped by the detection stride it searches around each live face (a
-/// crowd, whose crops would cost more than the whole frame, is detected whole). Its detectors
+/// crowd, whose crops would cost more than the whole frame, is detected whole), and on tiled
+/// frames around each small face the frame's passes did not give (the whole-frame pass cannot
+/// see them; the tiles only find them). Its detectors
 /// are built here, from the run's resolved face detector and code options: a `RegionSearcher`
 /// per lane, so the searches of one frame run in parallel (results kept in track order).
 package final class RegionSearch {
@@ -25,7 +27,7 @@ package final class RegionSearch {
     /// tracks on the frames between).
     package init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, lanes: Int) throws {
         // Region search needs detectors of its own (the workers' are busy on other frames).
-        let searchFaces = detectEvery > 1
+        let searchFaces = detectEvery > 1 || faces.options.mayTile
         searchers = searchFaces || codes.backend != .off
             ? try (0..<max(1, lanes)).map { _ in
                 try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery, searchFaces: searchFaces, workers: max(1, lanes))
@@ -37,10 +39,11 @@ package final class RegionSearch {
 
     /// Searches a frame before its observations get ids, around `live` (the tracks' predictions
     /// for it, asked for only when something is searched). Returns whether its faces were
-    /// detected (by the workers, or whole here) and whether it had the full code search (a record
-    /// whose code status is `ok` had it on a worker).
+    /// detected (by the workers, or whole here), whether it had the full code search (a record
+    /// whose code status is `ok` had it on a worker), and the frame's tiles (nil: not tiled; its
+    /// small faces are found on tiles only).
     package func search(_ record: inout FrameRecord, in frame: VideoFrame,
-                        live: () -> [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool) {
+                        live: () -> [Tracker.Prediction]) -> (facesDetected: Bool, codesFull: Bool, tiles: TileGrid?) {
         var facesDetected = record.faceStatus == .ok || record.faceStatus == .error
         // The workers run the code reader on full-search frames only.
         var codesFull = record.codeStatus == .off || record.codeStatus == .ok
@@ -50,7 +53,7 @@ package final class RegionSearch {
         }
         widen = false
         if refine(&record, in: frame, live: live) { facesDetected = true }
-        return (facesDetected, codesFull)
+        return (facesDetected, codesFull, searchers.first.flatMap { $0.searchesFaces ? $0.tiles(frame) : nil })
     }
 
     /// After the frame's observations got their ids: a detection frame's faces leave their look
@@ -105,12 +108,18 @@ package final class RegionSearch {
         guard let first = searchers.first else { return false }
         let live = live()
         var searchFaces = record.faceStatus == .skipped && first.searchesFaces
+        // A tiled frame's whole-frame pass does not see its small faces: the region search
+        // follows each of them on every frame (the tiles only find them).
+        let tiled = first.searchesFaces && first.tiles(frame) != nil
+        func isSmall(_ prediction: Tracker.Prediction) -> Bool {
+            tiled && max(prediction.seen.w, prediction.seen.h) < TileGrid.overlap
+        }
         // So many faces that their crops would cost the network more than the whole frame: one
-        // full detection finds them all (and any new face) for less.
+        // whole-frame pass finds them all (and any new face) for less.
         var wholeFrame = false
-        if searchFaces, first.wholeFrameIsCheaper(frame, faces: live.count { $0.kind == .face }) {
+        if searchFaces, first.wholeFrameIsCheaper(frame, faces: live.count { $0.kind == .face && !isSmall($0) }) {
             do {
-                record.faces = try first.detectWhole(frame)
+                (record.faces, record.faceSearch) = try first.detectWholePass(frame)
                 record.faceStatus = .ok
             } catch {
                 record.faceStatus = .error
@@ -119,20 +128,28 @@ package final class RegionSearch {
             searchFaces = false
             wholeFrame = true
         }
+        let followSmall = tiled && record.faceStatus == .ok
+        let found = record.faces
         let searchCodes = (record.codeStatus == .skipped || record.codeStatus == .ok || record.codeStatus == .refined)
             && first.searchesCodes
         // Codes already read on this frame need no second read.
         let read = Set(record.codes.map { ReadKey(symbology: $0.symbology, bytes: $0.bytes) })
-        let predictions = live.filter {
-            switch $0.kind {
-            case .face: return searchFaces
+        let predictions = live.filter { prediction in
+            switch prediction.kind {
+            case .face:
+                if searchFaces { return true }
+                // A small face the frame's passes did not give (none where it is predicted).
+                return followSmall && isSmall(prediction) && !found.contains {
+                    $0.box.iou(prediction.box) >= 0.1 || $0.box.contains(prediction.box.center)
+                }
             case .code:
-                guard searchCodes, let symbology = $0.record.symbology, let bytes = $0.record.bytes else { return false }
+                guard searchCodes, let symbology = prediction.record.symbology, let bytes = prediction.record.bytes else { return false }
                 return !read.contains(ReadKey(symbology: symbology, bytes: bytes))
             }
         }
         guard !predictions.isEmpty || searchFaces || record.codeStatus == .skipped else { return wholeFrame }
-        let searchers = self.searchers, looks = predictions.map { patches[$0.id] }, codes = searchCodes, faces = searchFaces
+        let searchers = self.searchers, looks = predictions.map { patches[$0.id] }, codes = searchCodes
+        let faces = searchFaces || followSmall
         let outcomes = inParallel(predictions.count, lanes: searchers.count) { i, lane in
             searchers[lane].search(predictions[i], patch: looks[i], frame: frame, faces: faces, codes: codes)
         }
@@ -150,6 +167,7 @@ package final class RegionSearch {
             }
         }
         if searchFaces { record.faceStatus = faceFailed ? .error : .refined }
+        if faceFailed && !searchFaces { record.faceStatus = .error }
         if searchCodes && record.codeStatus == .skipped { record.codeStatus = .refined }
         if codeFailed { record.codeStatus = .error }
         errors += (faceFailed ? 1 : 0) + (codeFailed ? 1 : 0)

@@ -55,10 +55,15 @@ package final class RegionSearcher {
         network?.wholeFrameIsCheaper(frame, regions: faces) ?? false
     }
 
-    /// The faces of the whole frame, by the full-frame detector (DNN backends).
-    package func detectWhole(_ frame: VideoFrame) throws -> [FaceObservation] {
-        try network?.detect(frame) ?? []
+    /// The faces of the whole frame, by the scheduled whole-frame pass (DNN backends; a tiled
+    /// frame's small faces are not among them).
+    package func detectWholePass(_ frame: VideoFrame) throws -> (faces: [FaceObservation], search: FaceSearch) {
+        try network?.detectWholePass(frame) ?? ([], FaceSearch())
     }
+
+    /// The frame's tiles (DNN backends; nil: not tiled): its small faces are found on tiles, and
+    /// the whole-frame pass does not see them.
+    package func tiles(_ frame: VideoFrame) -> TileGrid? { network?.tiles(frame) }
 
     /// A patch this well correlated is the face. Measured on the samples: a face followed over
     /// four frames correlates 0.9 and more with its detection; other places of the frame stay

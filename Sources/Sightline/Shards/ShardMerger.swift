@@ -346,9 +346,11 @@ public struct ShardMerger {
                     last = whole.upperBound
                 }
                 out += line[last...]
-                // Region-searched observations come in track order: the order of the new ids.
-                if frame.faceStatus == .refined { out = Self.sortedByTrack(out, array: "faces") }
-                if frame.codeStatus == .refined { out = Self.sortedByTrack(out, array: "codes") }
+                // Region-searched objects come in order of their (final) id, as one run writes them:
+                // on frames between detections, and on detection frames (small faces followed
+                // between their tile's turns, codes read in their regions).
+                if frame.faces.contains(where: { $0.source != .detected }) { out = Self.sortedByTrack(out, array: "faces") }
+                if frame.codes.contains(where: { $0.source != .detected }) { out = Self.sortedByTrack(out, array: "codes") }
                 try writer.write(line: out)
                 summary.add(renumbered)
                 tracks.observe(renumbered)
@@ -400,41 +402,5 @@ struct PeopleReplay {
             return sample
         }
         clustering.process(&frame, samples: samples.map(\.link))
-    }
-}
-
-/// Track records computed from frame records, as the tracker computes them while it runs.
-struct TrackBook {
-    private var live: [Int: TrackRecordBuilder] = [:]
-    private(set) var written = 0
-
-    mutating func observe(_ frame: FrameRecord) {
-        for face in frame.faces { if let id = face.track { add(id, .face, face.box, face.score, face.source, frame, nil) } }
-        for code in frame.codes { if let id = code.track { add(id, .code, code.box, 1, code.source, frame, code) } }
-    }
-
-    private mutating func add(_ id: Int, _ kind: TrackKind, _ box: Box, _ score: Double, _ source: ObservationSource,
-                              _ frame: FrameRecord, _ code: CodeObservation?) {
-        var builder = live[id] ?? TrackRecordBuilder(id: id, kind: kind, box: box, frame: frame, code: code)
-        // A code track stays confirmed once a frame shows it confirmed (CodeConfirmation).
-        if let state = code?.state, builder.record.state != .confirmed { builder.setState(state) }
-        builder.observe(box: box, score: score, source: source, frame: frame)
-        live[id] = builder
-    }
-
-    /// Tracks unseen for more than `gap` frames after frame `index`, in id order.
-    mutating func ending(after index: Int, gap: Int) -> [TrackRecord] {
-        let ended = live.values.filter { index - $0.record.lastFrame > gap }.sorted { $0.record.id < $1.record.id }
-        for e in ended { live[e.record.id] = nil }
-        written += ended.count
-        return ended.map(\.finished)
-    }
-
-    /// The tracks still open at the end, in id order.
-    mutating func finish() -> [TrackRecord] {
-        let ended = live.values.sorted { $0.record.id < $1.record.id }
-        live.removeAll()
-        written += ended.count
-        return ended.map(\.finished)
     }
 }

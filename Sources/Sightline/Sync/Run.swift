@@ -21,12 +21,19 @@ public final class Run: @unchecked Sendable {
     public let codes: CodeReaderOptions?
     /// The tracking settings, as the stream record reports them (nil without tracking).
     public let tracking: TrackingConfiguration?
+    /// The frames' schedule: the configuration's, with the tiles of this source's frames.
+    public let schedule: Schedule
     /// Where the analyzed frames come from: the detectors' pipeline, or saved records.
     private let frames: AnalyzedFrames
     private let trackingStage: TrackingStage?
     private let cutDetector: CutDetector?
     private let identityLinker: IdentityLinker?
     private let stopRequested = Atomic(false)
+    /// The run stopped because its cool-down was done (not interrupted).
+    private var cooledDown = false
+    /// A run with a cool-down: its track records are made from the frames it hands out, without
+    /// the cool-down's (whose frames are not written).
+    private var handedOut: TrackBook?
 
     /// Sets up the analyzers of every worker, so a detector that cannot load fails before any
     /// output is written.
@@ -36,17 +43,23 @@ public final class Run: @unchecked Sendable {
         case let .detect(faces, codeOptions):
             self.faces = faces
             codes = codeOptions
+            // Small faces are searched on tiles in turn where the whole-frame pass cannot see them.
+            var schedule = configuration.schedule
+            let info = configuration.source.info
+            schedule.tiles = faces.options.tileGrid(width: info.displayWidth, height: info.displayHeight)?.count ?? 0
+            self.schedule = schedule
             frames = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
-                                          threads: configuration.threads, schedule: configuration.schedule,
+                                          threads: configuration.threads, schedule: schedule,
                                           policy: configuration.backpressure, shotImages: configuration.cuts != nil,
                                           oneWorkerPerStream: configuration.oneWorkerPerStream)
             trackingStage = try configuration.tracking.map {
-                try TrackingStage(tracker: $0, detectEvery: configuration.schedule.detectEvery, lanes: configuration.threads,
+                try TrackingStage(tracker: $0, detectEvery: schedule.detectEvery, lanes: configuration.threads,
                                   faces: faces, codes: codeOptions)
             }
         case .replay(let recorded):
             faces = nil
             codes = nil
+            schedule = configuration.schedule
             frames = ReplayedFrames(source: configuration.source, recorded: recorded)
             trackingStage = nil
         }
@@ -54,6 +67,7 @@ public final class Run: @unchecked Sendable {
         // Saved records carry their cuts already (they are not replayed).
         if case .detect = configuration.analysis { cutDetector = configuration.cuts.map(CutDetector.init) } else { cutDetector = nil }
         // Identities need track ids and the five landmarks the DNN detectors give.
+        if configuration.outputEnds != nil { handedOut = TrackBook() }
         if let options = configuration.identities, trackingStage != nil, faces?.model != nil {
             identityLinker = try IdentityLinker(options: options, lanes: configuration.threads, shard: configuration.warmupEnds != nil)
         } else {
@@ -97,12 +111,12 @@ public final class Run: @unchecked Sendable {
                     (discontinuity.index, discontinuity.pts, discontinuity.t) = (analyzed.record.index, analyzed.record.pts, analyzed.record.t)
                     endEveryTrack(streamEnded: false, delivery)
                     cutDetector?.restart()
-                    if !isWarmup(analyzed.record) { delivery.discontinuity(discontinuity) }
+                    if isOutput(analyzed.record) { delivery.discontinuity(discontinuity) }
                 }
                 // A cut ends every track before its frame is tracked: no track spans two shots.
                 if let cut = cutDetector?.next(analyzed.shot, frame: analyzed.record) {
                     endEveryTrack(streamEnded: false, delivery)
-                    if !isWarmup(analyzed.record) { delivery.each { try $0.cut(cut) } }
+                    if isOutput(analyzed.record) { delivery.each { try $0.cut(cut) } }
                 }
                 // The tracking stage holds frames until what looking back may still find on them
                 // is known; the frames it lets go are settled.
@@ -113,6 +127,11 @@ public final class Run: @unchecked Sendable {
                 try delivery.checkOutputsLeft()
                 count += 1
                 if let limit = configuration.frameLimit, count >= limit { stop() }
+                // Every frame of the span settled: the cool-down has done its work.
+                if let end = configuration.outputEnds, settled.contains(where: { $0.record.t >= end - 1e-6 }) {
+                    cooledDown = true
+                    stop()
+                }
             }
             result = try frames.finish()
         } catch {
@@ -133,7 +152,7 @@ public final class Run: @unchecked Sendable {
         var summary = delivery.summary
         summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0) + (identityLinker?.errors ?? 0)
         summary.damage = result.damage
-        summary.interrupted = stopRequested.load(ordering: .relaxed)
+        summary.interrupted = stopRequested.load(ordering: .relaxed) && !cooledDown
             && !(configuration.frameLimit.map { count >= $0 } ?? false)
         summary.live = configuration.source.isLive
         summary.lostFrames = configuration.source.lostFrames
@@ -149,15 +168,36 @@ public final class Run: @unchecked Sendable {
         configuration.warmupEnds.map { record.t < $0 - 1e-6 } ?? false
     }
 
+    /// The records of tracks that ended, as the frames handed out hold them (with a cool-down; a
+    /// track seen on its frames only has none).
+    private func handedOutRecords(_ ended: [TrackRecord]) -> [TrackRecord] {
+        guard handedOut != nil else { return ended }
+        return ended.compactMap { track in
+            guard var record = handedOut?.end(track.id) else { return nil }
+            record.identity = track.identity
+            return record
+        }
+    }
+
+    /// A frame of the cool-down: analyzed and tracked, not written at all.
+    private func isCooldown(_ record: FrameRecord) -> Bool {
+        configuration.outputEnds.map { record.t >= $0 - 1e-6 } ?? false
+    }
+
+    private func isOutput(_ record: FrameRecord) -> Bool { !isWarmup(record) && !isCooldown(record) }
+
     /// A settled frame gets its identities and goes to the sinks with the tracks that ended on it.
     private func deliver(_ settled: TrackingStage.Settled, _ delivery: Delivery) {
-        var (record, ended) = (settled.record, settled.ended)
+        if !isCooldown(settled.record) { handedOut?.observe(settled.record) }
+        var (record, ended) = (settled.record, handedOutRecords(settled.ended))
         var samples: [IdentitySample] = []
         if let identityLinker {
             samples = identityLinker.process(&record, frame: settled.frame)
             identityLinker.tracksEnded(&ended)
         }
-        if isWarmup(record) {
+        if isCooldown(record) {
+            delivery.end(ended)
+        } else if isWarmup(record) {
             delivery.each { try $0.warmupFrame(record) }
         } else {
             delivery.frame(record, picture: settled.frame)
@@ -171,8 +211,9 @@ public final class Run: @unchecked Sendable {
     /// Every held frame, then every live track ended: at a cut and at the end of the stream.
     private func endEveryTrack(streamEnded: Bool, _ delivery: Delivery) {
         guard let trackingStage else { return }
-        var (held, ended) = trackingStage.finish()
+        let (held, finished) = trackingStage.finish()
         held.forEach { deliver($0, delivery) }
+        var ended = handedOutRecords(finished)
         identityLinker?.tracksEnded(&ended, more: !streamEnded)
         delivery.end(ended)
     }

@@ -42,6 +42,11 @@ public struct RunConfiguration {
     /// Frames before this time (seconds) are a shard's warm-up: analyzed and tracked, handed to
     /// the sinks as warm-up frames only (tracks ending there too are left out).
     public var warmupEnds: Double?
+    /// Frames from this time on (seconds) are a cool-down (`SourceOptions.cooldownFrames`):
+    /// analyzed and tracked so that looking back completes the frames before it (a small face a
+    /// tile finds after the span's end), never handed to the sinks; the run stops once every frame
+    /// before it is settled.
+    public var outputEnds: Double?
     /// Stop after this many frames.
     public var frameLimit: Int?
     /// Add the wall time to the summary (output then differs between runs).

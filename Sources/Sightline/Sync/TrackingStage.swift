@@ -29,8 +29,14 @@ public final class TrackingStage {
         /// Tracks that ended with this frame.
         public var ended: [TrackRecord]
     }
-    /// The frames since the last frame that had every full search (oldest first).
+    /// The frames not yet covered by every full search after them (oldest first).
     private var window: [Settled] = []
+    /// The position through which every face search has covered the whole frame since (the
+    /// whole-frame pass, and on tiled frames every tile of the rotation), and the same for the
+    /// whole-frame code search.
+    private var facesCovered = Int.min, codesCovered = Int.min
+    /// Tiled frames: the position each tile was last searched at.
+    private var tileSearched: [Int: Int] = [:]
 
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
     /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
@@ -50,36 +56,58 @@ public final class TrackingStage {
 
     /// Takes the next frame's record; returns the frames now settled, in order, each with its
     /// track ids (and region-search results) and the tracks that ended with it. A frame is held
-    /// until a later frame has had every full search, so the objects that search finds are
-    /// looked for backwards on it first (a track begins on the first frame its object shows).
+    /// until every full search has run on it or after it (on a tiled frame: every tile of the
+    /// rotation), so the objects those searches find are looked for backwards on it first (a
+    /// track begins on the first frame its object shows).
     public func process(_ record: FrameRecord, frame: VideoFrame) -> [Settled] {
-        let (record, ended, full) = track(record, frame: frame)
+        let (record, ended) = track(record, frame: frame)
         window.append(Settled(record: record, frame: frame, ended: ended))
-        if full {
-            defer { window = [] }
-            return window
-        }
+        let covered = min(facesCovered, codesCovered)
         // Memory stays bounded whatever the strides: past this many frames the oldest go on
         // without being looked back on.
-        guard window.count > Self.maxHeld else { return [] }
-        let settled = Array(window.prefix(window.count - Self.maxHeld))
-        window.removeFirst(settled.count)
-        return settled
+        var count = window.prefix { $0.record.index <= covered }.count
+        count = max(count, window.count - Self.maxHeld)
+        guard count > 0 else { return [] }
+        let settled = Array(window.prefix(count))
+        window.removeFirst(count)
+        return publish(settled)
+    }
+
+    /// Notes what the frame's full searches covered.
+    private func cover(_ record: FrameRecord, facesDetected: Bool, codesFull: Bool, tiles: TileGrid?) {
+        if codesFull { codesCovered = record.index }
+        guard record.faceStatus != .off else {
+            facesCovered = record.index
+            return
+        }
+        guard facesDetected, let search = record.faceSearch else { return }
+        if let tile = search.tile {
+            tileSearched[tile.index] = record.index
+            // Until every tile has been searched once, nothing is covered.
+            facesCovered = tileSearched.count >= tile.count ? tileSearched.values.min()! : Int.min
+        } else if tiles != nil && search.everyTile == nil {
+            // A tiled frame's whole-frame pass alone (a crowd between detections) covers no tile.
+        } else {
+            // The whole frame down to the smallest face: every tile too.
+            facesCovered = record.index
+            if let tiles { (0..<tiles.count).forEach { tileSearched[$0] = record.index } }
+        }
     }
 
     /// The most frames held for looking back (about 90 MB of 720p pictures).
     package static let maxHeld = 60
 
-    private func track(_ record: FrameRecord, frame: VideoFrame) -> (FrameRecord, [TrackRecord], full: Bool) {
+    private func track(_ record: FrameRecord, frame: VideoFrame) -> (FrameRecord, [TrackRecord]) {
         // A frame dropped from analysis says nothing about the objects: tracks neither move nor age.
-        if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, [], false) }
+        if record.faceStatus == .dropped || record.codeStatus == .dropped { return (record, []) }
         var record = record
         tracker.advance()
-        let (facesDetected, codesFull) = search.search(&record, in: frame, live: { tracker.predictions })
+        let (facesDetected, codesFull, tiles) = search.search(&record, in: frame, live: { tracker.predictions })
         let ended = tracker.update(&record)
         if !tracker.begun.isEmpty { lookBack(for: tracker.begun, in: record, frame: frame) }
         search.tracked(record, frame: frame, facesDetected: facesDetected)
-        return (record, ended, codesFull && (facesDetected || record.faceStatus == .off))
+        cover(record, facesDetected: facesDetected, codesFull: codesFull, tiles: tiles)
+        return (record, ended)
     }
 
     /// Searches the held frames, newest first, for each track the frame began, in the region
@@ -133,6 +161,49 @@ public final class TrackingStage {
             window = []
             search.reset()
         }
-        return (window, tracker.finish())
+        let frames = publish(window)
+        return (frames, published(tracker.finish()))
+    }
+
+    /// The records' track ids, by the tracker's: in order of first appearance in the frames handed
+    /// on (faces before codes, in record order), as `merge` numbers them. The tracker numbers
+    /// tracks as it makes them, and looking back gives a track made late (a small face its tile
+    /// found half a rotation after it appeared) frames before those of tracks made earlier.
+    private var publicIDs: [Int: Int] = [:]
+
+    private func publish(_ frames: [Settled]) -> [Settled] {
+        frames.map { settled in
+            var settled = settled
+            func publicID(_ id: Int) -> Int {
+                if let known = publicIDs[id] { return known }
+                publicIDs[id] = publicIDs.count + 1
+                return publicIDs.count
+            }
+            for i in settled.record.faces.indices { settled.record.faces[i].track = settled.record.faces[i].track.map(publicID) }
+            for i in settled.record.codes.indices { settled.record.codes[i].track = settled.record.codes[i].track.map(publicID) }
+            // Detected objects in the detectors' order, then the region-searched ones by id.
+            settled.record.faces = Self.detectedFirst(settled.record.faces, source: \.source, track: \.track)
+            settled.record.codes = Self.detectedFirst(settled.record.codes, source: \.source, track: \.track)
+            settled.ended = published(settled.ended)
+            return settled
+        }
+    }
+
+    /// Ended tracks with their records' ids, in id order.
+    private func published(_ tracks: [TrackRecord]) -> [TrackRecord] {
+        tracks.map { track in
+            var track = track
+            track.id = publicIDs[track.id] ?? track.id
+            return track
+        }.sorted { $0.id < $1.id }
+    }
+
+    private static func detectedFirst<T>(_ objects: [T], source: KeyPath<T, ObservationSource>, track: KeyPath<T, Int?>) -> [T] {
+        objects.enumerated().sorted { a, b in
+            func key(_ o: (offset: Int, element: T)) -> (Int, Int) {
+                (o.element[keyPath: source] == .detected ? Int.min : o.element[keyPath: track] ?? Int.max, o.offset)
+            }
+            return key(a) < key(b)
+        }.map(\.element)
     }
 }

@@ -265,21 +265,14 @@ public final class DNNFaceDetector: FaceDetecting {
         session.prepare(width: grid.inputWidth, height: grid.inputHeight)
     }
 
-    /// The tiles of the last frame size asked for (every frame of a stream has one size, nearly always).
-    private var lastGrid: (width: Int, height: Int, grid: TileGrid?)?
-
     /// The tiles of this frame (nil: not tiled).
     package func tiles(_ frame: VideoFrame) -> TileGrid? {
         frame.rotation.swapsAxes ? grid(width: frame.luma.height, height: frame.luma.width)
             : grid(width: frame.luma.width, height: frame.luma.height)
     }
 
-    private func grid(width: Int, height: Int) -> TileGrid? {
-        if let lastGrid, lastGrid.width == width, lastGrid.height == height { return lastGrid.grid }
-        let grid = options.tileGrid(width: width, height: height)
-        lastGrid = (width, height, grid)
-        return grid
-    }
+    /// Made for each frame (a few divisions): a detector keeps no state a frame's size changes.
+    private func grid(width: Int, height: Int) -> TileGrid? { options.tileGrid(width: width, height: height) }
 
     /// Where the frame is tiled, the whole frame at the scale of the whole-frame pass's smallest
     /// face (`wholePassMinFace`) and `tile` at full scale for the smaller faces (nil: every tile,

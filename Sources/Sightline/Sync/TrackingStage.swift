@@ -80,7 +80,12 @@ public final class TrackingStage {
             facesCovered = record.index
             return
         }
-        guard facesDetected, let search = record.faceSearch else { return }
+        guard facesDetected else { return }
+        // A detection that failed: nothing to wait for on this frame.
+        guard let search = record.faceSearch else {
+            facesCovered = record.index
+            return
+        }
         if let tile = search.tile {
             tileSearched[tile.index] = record.index
             // Until every tile has been searched once, nothing is covered.

@@ -267,8 +267,8 @@ public final class DNNFaceDetector: FaceDetecting {
 
     /// The tiles of this frame (nil: not tiled).
     package func tiles(_ frame: VideoFrame) -> TileGrid? {
-        frame.rotation.swapsAxes ? grid(width: frame.luma.height, height: frame.luma.width)
-            : grid(width: frame.luma.width, height: frame.luma.height)
+        let (width, height) = displaySize(frame)
+        return grid(width: width, height: height)
     }
 
     /// Made for each frame (a few divisions): a detector keeps no state a frame's size changes.
@@ -281,12 +281,13 @@ public final class DNNFaceDetector: FaceDetecting {
     /// whole in the neighbouring tile, which finds it in its turn). Otherwise the whole frame down
     /// to `minFace`.
     package func detect(_ frame: VideoFrame, tile: Int?) throws -> (faces: [FaceObservation], search: FaceSearch) {
-        let (displayW, displayH, _) = sizes(frame)
-        guard let grid = grid(width: displayW, height: displayH) else {
+        let pass = sizes(frame)
+        let (displayW, displayH) = (pass.displayW, pass.displayH)
+        guard let grid = pass.grid else {
             let input = inputSize(displayW: displayW, displayH: displayH, minFace: options.minFace)
             return (try detect(frame), FaceSearch(wholeScale: Double(input.width) / Double(max(1, displayW))))
         }
-        var (faces, search) = try detectWholePass(frame)
+        var (faces, search) = try wholePass(frame, pass)
         let tiles: [Int]
         if let tile {
             tiles = [tile % grid.count]
@@ -325,9 +326,12 @@ public final class DNNFaceDetector: FaceDetecting {
     /// The scheduled whole-frame pass alone: in a tiled frame, for faces from `wholePassMinFace`
     /// (a crowd's frame between detections, whose small faces the region search follows).
     package func detectWholePass(_ frame: VideoFrame) throws -> (faces: [FaceObservation], search: FaceSearch) {
-        let (displayW, displayH, input) = sizes(frame)
-        let smallest = grid(width: displayW, height: displayH) == nil ? options.minFace : options.wholePassMinFace
-        return (try detect(frame, input: input, minFace: smallest), FaceSearch(wholeScale: Double(input.width) / Double(max(1, displayW))))
+        try wholePass(frame, sizes(frame))
+    }
+
+    private func wholePass(_ frame: VideoFrame, _ pass: Sizes) throws -> (faces: [FaceObservation], search: FaceSearch) {
+        (try detect(frame, input: pass.input, minFace: pass.smallest),
+         FaceSearch(wholeScale: Double(pass.input.width) / Double(max(1, pass.displayW))))
     }
 
     /// Starts compiling the network for region searches, while the workers compile theirs.
@@ -384,12 +388,19 @@ public final class DNNFaceDetector: FaceDetecting {
         }.map(\.element)
     }
 
-    /// The displayed frame's size, and the input of the scheduled whole-frame pass.
-    private func sizes(_ frame: VideoFrame) -> (displayW: Int, displayH: Int, input: (width: Int, height: Int)) {
-        let turned = frame.rotation.swapsAxes
-        let displayW = turned ? frame.luma.height : frame.luma.width, displayH = turned ? frame.luma.width : frame.luma.height
-        let smallest = grid(width: displayW, height: displayH) == nil ? options.minFace : options.wholePassMinFace
-        return (displayW, displayH, inputSize(displayW: displayW, displayH: displayH, minFace: smallest))
+    /// A frame's displayed size, its tiles, and the scheduled whole-frame pass: its smallest face
+    /// and its input. Worked out once per frame.
+    private typealias Sizes = (displayW: Int, displayH: Int, grid: TileGrid?, smallest: Int, input: (width: Int, height: Int))
+
+    private func sizes(_ frame: VideoFrame) -> Sizes {
+        let (displayW, displayH) = displaySize(frame)
+        let grid = grid(width: displayW, height: displayH)
+        let smallest = grid == nil ? options.minFace : options.wholePassMinFace
+        return (displayW, displayH, grid, smallest, inputSize(displayW: displayW, displayH: displayH, minFace: smallest))
+    }
+
+    private func displaySize(_ frame: VideoFrame) -> (width: Int, height: Int) {
+        frame.rotation.swapsAxes ? (frame.luma.height, frame.luma.width) : (frame.luma.width, frame.luma.height)
     }
 
     /// The network's input for the whole of a displayed frame of this size, for faces from `minFace`.
@@ -406,7 +417,7 @@ public final class DNNFaceDetector: FaceDetecting {
 
     /// The faces of the whole frame, down to `minFace` (the full-scale frame, for 16 px).
     public func detect(_ frame: VideoFrame) throws -> [FaceObservation] {
-        let (displayW, displayH, _) = sizes(frame)
+        let (displayW, displayH) = displaySize(frame)
         return try detect(frame, input: inputSize(displayW: displayW, displayH: displayH, minFace: options.minFace),
                           minFace: options.minFace)
     }
@@ -414,7 +425,7 @@ public final class DNNFaceDetector: FaceDetecting {
     /// The faces of the whole frame scaled to `size`, from `minFace` (or the smallest size the
     /// network finds reliably in its input), top-left first.
     private func detect(_ frame: VideoFrame, input size: (width: Int, height: Int), minFace: Int) throws -> [FaceObservation] {
-        let (displayW, displayH, _) = sizes(frame)
+        let (displayW, displayH) = displaySize(frame)
         guard displayW > 0, displayH > 0 else { return [] }
         let threshold = Float(options.effectiveThreshold)
         let candidates: [FaceCandidate]

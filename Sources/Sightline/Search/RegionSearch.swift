@@ -52,8 +52,9 @@ package final class RegionSearch {
             codesFull = true
         }
         widen = false
-        if refine(&record, in: frame, live: live) { facesDetected = true }
-        return (facesDetected, codesFull, searchers.first.flatMap { $0.searchesFaces ? $0.tiles(frame) : nil })
+        let tiles = searchers.first.flatMap { $0.searchesFaces ? $0.tiles(frame) : nil }
+        if refine(&record, in: frame, tiled: tiles != nil, live: live) { facesDetected = true }
+        return (facesDetected, codesFull, tiles)
     }
 
     /// After the frame's observations got their ids: a detection frame's faces leave their look
@@ -104,13 +105,12 @@ package final class RegionSearch {
 
     /// Searches the frame around the live tracks; returns whether it detected the whole frame's
     /// faces instead (a crowd).
-    private func refine(_ record: inout FrameRecord, in frame: VideoFrame, live: () -> [Tracker.Prediction]) -> Bool {
+    private func refine(_ record: inout FrameRecord, in frame: VideoFrame, tiled: Bool, live: () -> [Tracker.Prediction]) -> Bool {
         guard let first = searchers.first else { return false }
         let live = live()
         var searchFaces = record.faceStatus == .skipped && first.searchesFaces
         // A tiled frame's whole-frame pass does not see its small faces: the region search
         // follows each of them on every frame (the tiles only find them).
-        let tiled = first.searchesFaces && first.tiles(frame) != nil
         func isSmall(_ prediction: Tracker.Prediction) -> Bool {
             tiled && max(prediction.seen.w, prediction.seen.h) < TileGrid.overlap
         }

@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c"),
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2", pkgConfig: "libv4l2"),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl"),
+        // libmosquitto: publishing records to an MQTT broker (capture --publish).
+        .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto"),
         // zxing-cpp 3.1's C API, built by Scripts/deps/build/zxing-cpp.sh into a prefix of its own.
         .systemLibrary(name: "CZXing", path: "Sources/CZXing", pkgConfig: "sightline-zxing-cpp"),
         // OpenVINO's C API (headers only: the library is loaded at run time, see its shim.h).
@@ -54,9 +56,10 @@ let package = Package(
                 path: "Sources/Sightline",
                 sources: ["AtomicFile.swift", "ParallelLanes.swift", "Version.swift", "Inference", "Models", "Cuts", "Detection",
                           "Tracking", "Search", "Identity", "Sync", "Records"]),
-        // The tools on top of it: render, anonymize, audit, export, report, shards, people, scan.
+        // The tools on top of it: render, anonymize, audit, export, report, shards, people, scan,
+        // and publishing to a broker.
         .target(name: "Sightline",
-                dependencies: ["SightlineFrames", "SightlineMedia", "SightlineAnalysis", "CFFmpeg", "CVision"],
+                dependencies: ["SightlineFrames", "SightlineMedia", "SightlineAnalysis", "CFFmpeg", "CVision", "CMosquitto"],
                 exclude: ["Frames", "Media", "Capture", "AtomicFile.swift", "ParallelLanes.swift", "Version.swift", "Inference",
                           "Models", "Cuts", "Detection", "Tracking", "Search", "Identity", "Sync", "Records"]),
         .executableTarget(

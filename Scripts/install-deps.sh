@@ -28,9 +28,11 @@ packages=(
   libzbar-dev                                                   # code readers (zxing-cpp: Scripts/deps/build)
   libjson-c-dev                                                 # JSON Lines
   libv4l-dev                                                    # cameras (libv4l2)
+  libmosquitto-dev                                              # publishing to an MQTT broker
   python3 python3-jsonschema                                    # schema validation in the tests
 )
 { [ $samples = 1 ] || [ $tests = 1 ]; } && packages+=(qrencode zint python3-numpy python3-skimage)
+[ $tests = 1 ] && packages+=(mosquitto openssl)   # a real broker, with TLS, for the publishing tests
 apt_install "${packages[@]}"
 
 # One script per pinned registry package, in name order; each checks whether its package is

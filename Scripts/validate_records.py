@@ -15,10 +15,12 @@ its schema, then per file its `scan_file` record (absent for a file that failed)
 `sampled_frame` records in presentation order, its `span` records in order, its `scan_totals`
 (whose counts must match), and the `scan_summary` last.
 
-usage: Scripts/validate_records.py [--schemas DIR] [--partial] FILE.jsonl [...]   (- reads standard input)
+usage: Scripts/validate_records.py [--schemas DIR] [--partial | --messages] FILE.jsonl [...]   (- reads standard input)
 
 --partial checks the output of a run that was killed: the text after the last newline (a line
 cut short) is ignored and a missing summary record is not a problem; everything else must hold.
+--messages checks records one by one (the payloads capture --publish sends, event records among
+them): each against its type's schema and key order, not as one file.
 
 Prints FILE:LINE: message for each problem (at most 20 per file) and exits 1 if there was any;
 otherwise prints "FILE: N records valid" for each file and exits 0. Needs python3-jsonschema.
@@ -405,6 +407,20 @@ def validate_file(name, data, schemas, partial=False):
     return problems, records
 
 
+def validate_messages(data, schemas):
+    """[(line, problem)], record count: each line one record against its type's schema."""
+    problems, records = [], 0
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            record = parse_line(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            problems.append((number, f"not a JSON record: {e}"))
+            continue
+        records += 1
+        problems += [(number, p) for p in schema_problems(record, schemas)]
+    return problems, records
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -412,6 +428,8 @@ def main():
                     help="folder with the *.schema.json files (default: ../Schemas beside this script)")
     ap.add_argument("--partial", action="store_true",
                     help="a killed run's output: ignore a last line cut short and a missing summary")
+    ap.add_argument("--messages", action="store_true",
+                    help="each line a record on its own (capture --publish's MQTT payloads): its schema and key order only")
     ap.add_argument("files", nargs="+", metavar="FILE.jsonl", help="JSON Lines output; - for standard input")
     args = ap.parse_args()
     try:
@@ -434,7 +452,10 @@ def main():
             print(f"{name}: cannot read: {e.strerror}")
             failed = True
             continue
-        problems, records = validate_file(name, data, schemas, args.partial)
+        if args.messages:
+            problems, records = validate_messages(data, schemas)
+        else:
+            problems, records = validate_file(name, data, schemas, args.partial)
         if problems:
             failed = True
             problems.sort(key=lambda p: p[0])

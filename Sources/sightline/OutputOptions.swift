@@ -19,10 +19,13 @@ struct OutputOptions: ParsableArguments {
     /// The run's sinks: the progress line, the video with overlays (if any), thumbnails, and the
     /// records last (their summary counts the other outputs' failures). `atomically`: the records
     /// get their name only when complete (a part of a video, see `AtomicFile`).
-    func sinks(progress: ProgressLine, video: OverlayRenderer?, stream: StreamRecord, atomically: Bool = false) throws -> [FrameSink] {
+    /// `publisher`: the records published to a broker too (`capture --publish`).
+    func sinks(progress: ProgressLine, video: OverlayRenderer?, stream: StreamRecord, atomically: Bool = false,
+               publisher: FrameSink? = nil) throws -> [FrameSink] {
         var sinks: [FrameSink] = [progress]
         if let video { sinks.append(video) }
         if let thumbnails { sinks.append(try ThumbnailCollector(directory: thumbnails)) }
+        if let publisher { sinks.append(publisher) }
         sinks.append(try RecordsSink(path: output, stream: stream, atomically: atomically))
         return sinks
     }

@@ -53,7 +53,8 @@ final class DNNFaceTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         for model in KnownModel.all {
             // The fetched files themselves, in f32 (Int8AccuracyTests holds CenterFace's INT8 network).
-            let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--codes", "off", "--dnn-precision", "f32", "--duration", "3"])
+            let run = try analyze([Fixtures.sample, "-q", "--faces", model.name, "--codes", "off", "--dnn-precision", "f32", "--duration", "3",
+                                   "--min-face", "40"])
             XCTAssertEqual(run.status, 0, "\(model.name): \(run.stderr)")
             let predicted = try frames(run.stdout)
             XCTAssertEqual(predicted.count, 90)
@@ -86,10 +87,12 @@ final class DNNFaceTests: XCTestCase {
 
     func testLandmarksLieInTheirFaceAndOutputIsTheSameForAnyThreadCount() throws {
         try installModels()
+        // Without tiles (the default's tiles across thread counts: SampleTruthTests).
         for backend in ["yunet", "centerface"] {
-        let one = try analyze([Fixtures.sample, "-q", "--faces", backend, "--threads", "1", "--duration", "1"])
-        let two = try analyze([Fixtures.sample, "-q", "--faces", backend, "--threads", "2", "--duration", "1"])
-        let three = try analyze([Fixtures.sample, "-q", "--faces", backend, "--threads", "3", "--duration", "1"])
+        let options = [Fixtures.sample, "-q", "--faces", backend, "--min-face", "40", "--duration", "1"]
+        let one = try analyze(options + ["--threads", "1"])
+        let two = try analyze(options + ["--threads", "2"])
+        let three = try analyze(options + ["--threads", "3"])
         XCTAssertEqual(one.status, 0, one.stderr)
         XCTAssertEqual(one.stdout, two.stdout, backend)
         XCTAssertEqual(one.stdout, three.stdout, backend)
@@ -191,7 +194,8 @@ final class DNNFaceTests: XCTestCase {
                                                          clip, Fixtures.sampleTruth, "--face", "40", "--canvas", canvas, "-o", video])
             XCTAssertEqual(made.status, 0, made.stderr)
             let output = dir.appendingPathComponent("faces-40px-\(canvas).jsonl").path
-            let run = try analyze([video, "-q", "--codes", "off", "--duration", "4", "-o", output])
+            // The whole-frame pass alone (no tiles): the one that holds 40 px faces.
+            let run = try analyze([video, "-q", "--codes", "off", "--duration", "4", "--min-face", "40", "-o", output])
             XCTAssertEqual(run.status, 0, run.stderr)
             let settings = try faceSettings(try Data(contentsOf: URL(fileURLWithPath: output)))
             XCTAssertEqual(settings.string("backend"), "centerface")

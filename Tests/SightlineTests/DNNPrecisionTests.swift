@@ -8,7 +8,7 @@ final class DNNPrecisionTests: XCTestCase {
     /// (on a CPU without bf16 the plugin computes in f32; either way the boxes must hold).
     func testBF16IsRecordedAndFindsTheSampleFaces() throws {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
-        let run = sightline("analyze", Fixtures.sample, "-q", "--duration", "1", "--dnn-precision", "bf16")
+        let run = sightline("analyze", Fixtures.sample, "-q", "--duration", "1", "--dnn-precision", "bf16", "--min-face", "40")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try faceSettings(run.stdout).string("precision"), "bf16")
         let report = try Auditor().audit(predicted: try RecordFile(jsonLines: run.stdout, path: "bf16"),

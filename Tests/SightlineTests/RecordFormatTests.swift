@@ -80,15 +80,4 @@ final class SynchronizerTests: XCTestCase {
         sync.cancel()
         wait(for: [released], timeout: 10)
     }
-
-    func testBlockingQueueDrainsThenEndsAfterClose() {
-        let queue = BlockingQueue<Int>(capacity: 4)
-        queue.push(1)
-        queue.push(2)
-        queue.close()
-        XCTAssertFalse(queue.push(3))
-        XCTAssertEqual(queue.pop(), 1)
-        XCTAssertEqual(queue.pop(), 2)
-        XCTAssertNil(queue.pop())
-    }
 }

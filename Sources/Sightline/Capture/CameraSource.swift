@@ -73,6 +73,7 @@ public final class CameraSource: FrameSource {
     private var delivered = 0
     private var ended = false
     private var unusableInARow = 0
+    private var streaming = false
     /// Unconvertible frames in a row that end the run (a camera sending only garbage).
     private static let unusableLimit = 100
 
@@ -105,7 +106,9 @@ public final class CameraSource: FrameSource {
                                timeBase: (1, 1_000_000), frameRate: rate, duration: nil, frameCountHint: options.maxFrames,
                                color: Self.color)
         camera = CameraFacts(card: caps.card, driver: caps.driver, bus: caps.bus, mirror: options.mirror)
-        try device.startStreaming(buffers: options.buffers)
+        // The buffers now (a busy camera fails before any output), the frames at `start`, once
+        // the analysis is ready: none is lost while its networks compile.
+        try device.prepareStreaming(buffers: options.buffers)
     }
 
     /// What webcams deliver, and what libv4l2's conversions assume: BT.601 (SMPTE 170M), video range.
@@ -113,7 +116,15 @@ public final class CameraSource: FrameSource {
 
     private static func format(_ fps: Double) -> String { String(format: "%g", fps) }
 
+    /// The camera starts streaming (its buffers were queued when it was opened).
+    public func start() throws {
+        guard !streaming else { return }
+        try device.streamOn()
+        streaming = true
+    }
+
     public func nextFrame() throws -> VideoFrame? {
+        if !ended { try start() }
         while !ended {
             if let maxFrames = options.maxFrames, delivered >= maxFrames { return finish() }
             let filled: V4L2Device.FilledBuffer

@@ -151,7 +151,9 @@ package final class V4L2Device {
     // MARK: - Streaming
 
     /// Requests `count` mmap buffers, maps them, queues them all and starts streaming.
-    package func startStreaming(buffers count: Int) throws {
+    /// Asks for `count` capture buffers, maps and queues them (a busy camera fails here); the
+    /// frames start with `streamOn`.
+    package func prepareStreaming(buffers count: Int) throws {
         var request = v4l2_requestbuffers()
         request.count = UInt32(count)
         request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -171,6 +173,10 @@ package final class V4L2Device {
             mappings.append((address, length))
             try ioctl(SLV_VIDIOC_QBUF, &buffer, "queue capture buffer \(index)")
         }
+    }
+
+    /// Starts the frames coming.
+    package func streamOn() throws {
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
         try ioctl(SLV_VIDIOC_STREAMON, &type, "start streaming")
     }

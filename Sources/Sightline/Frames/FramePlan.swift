@@ -10,6 +10,10 @@ public struct Schedule: Sendable, Equatable {
     /// none; the whole-frame pass already finds the smallest faces asked for). Set by the run
     /// from the frame size and the face detector (`TileGrid`).
     public var tiles = 0
+    /// The stream's first frame is searched on every tile (the faces a video opens on, before
+    /// the rotation); false: live without looking back, where the first record is wanted now and
+    /// the tiles take their turns from the first frame.
+    public var everyTileFirst = true
 
     public init(detectEvery: Int = 1, codeFullEvery: Int = 15, tiles: Int = 0) {
         self.detectEvery = max(1, detectEvery)
@@ -75,8 +79,9 @@ public struct FramePlanner: Sendable {
         let detect = position - lastDetection! >= schedule.detectEvery
         // The stream's first frame is searched whole down to the smallest face (a still, a
         // photo, the faces a video opens on); the tiles take turns after it.
+        let everyTile = position == 0 && schedule.everyTileFirst
         return FramePlan(fullDetection: detect, fullCodeSearch: detect && schedule.fullCodeSearch(at: position),
-                         tile: detect && position > 0 ? schedule.tile(at: position) : nil)
+                         tile: detect && !everyTile ? schedule.tile(at: position) : nil)
     }
 
     /// The frame at `position` goes to the analyzers with `plan` (a frame a live source drops

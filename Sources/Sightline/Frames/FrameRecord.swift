@@ -98,6 +98,11 @@ public struct SummaryRecord: Sendable {
     public var lostFrames = 0
     /// Discontinuity records written (clock jumps, size changes, reconnections).
     public var discontinuities = 0
+    /// Live capture only: how late the frame records were (arrival to written or published).
+    public var latency: Latency?
+    /// `capture --publish` only: records the broker never got (the queue was full, or still
+    /// waiting when the run ended).
+    public var unpublished: Int?
     /// Only with --timing: wall time makes output differ between runs.
     public var wallSeconds: Double?
     /// Outputs that failed during the run (the rendered video, thumbnails), one "PATH: cause"
@@ -201,5 +206,33 @@ extension DecodeDamage: CustomStringConvertible {
         if outOfOrderFrames > 0 { reasons.append("\(outOfOrderFrames) frames out of presentation order dropped") }
         if let readError { reasons.append(readError) }
         return reasons.joined(separator: "; ")
+    }
+}
+
+/// How late a live run's records were: each frame's time from its arrival (read from the camera
+/// or stream) to its record being written and published, in 1 ms steps up to 60 s.
+public struct Latency: Sendable, Equatable {
+    public private(set) var frames = 0
+    public private(set) var maxMilliseconds = 0.0
+    private var counts = [Int](repeating: 0, count: 60_001)
+
+    public init() {}
+
+    public mutating func add(milliseconds: Double) {
+        frames += 1
+        maxMilliseconds = max(maxMilliseconds, milliseconds)
+        counts[min(counts.count - 1, max(0, Int(milliseconds.rounded(.up))))] += 1
+    }
+
+    /// The `p` quantile (0...1), in milliseconds, rounded up to the millisecond; 0 without frames.
+    public func percentile(_ p: Double) -> Double {
+        guard frames > 0 else { return 0 }
+        let rank = max(1, Int((p * Double(frames)).rounded(.up)))
+        var seen = 0
+        for (ms, count) in counts.enumerated() {
+            seen += count
+            if seen >= rank { return min(Double(ms), maxMilliseconds.rounded(.up)) }
+        }
+        return maxMilliseconds
     }
 }

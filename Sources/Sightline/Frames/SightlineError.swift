@@ -41,6 +41,8 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     case shardRejected(path: String, reason: String)
     /// `leaks`: the anonymized video does not have the original's frames.
     case framesMismatch(path: String, reason: String)
+    /// An MQTT broker that cannot be reached, refuses the connection, or fails the TLS handshake.
+    case brokerUnavailable(url: String, reason: String)
     /// A bug or an unexpected library failure.
     case `internal`(String)
 
@@ -64,6 +66,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .timeOutOfRange(path, reason): return "\(path): \(reason)"
         case let .shardRejected(path, reason): return "\(path): shard rejected: \(reason)"
         case let .framesMismatch(path, reason): return "\(path): not the frames of the original: \(reason)"
+        case let .brokerUnavailable(url, reason): return "\(url): broker unavailable: \(reason)"
         case let .internal(message): return "internal error: \(message)"
         }
     }
@@ -77,7 +80,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case .notMedia, .checksumMismatch, .notImage, .recordsMismatch, .shardRejected, .framesMismatch: return 65
         case .inputUnreadable, .imageUnreadable: return 66
         case .noVideoStream: return 67
-        case .detectorUnavailable, .deviceUnsupported: return 69
+        case .detectorUnavailable, .deviceUnsupported, .brokerUnavailable: return 69
         case .outputUnwritable: return 73
         case .writeFailed: return 74
         case .fetchFailed, .deviceBusy: return 75

@@ -19,6 +19,9 @@ public protocol FrameSource: AnyObject {
     /// Makes a blocking read return at once (a stop); safe from any thread. A network stream
     /// implements it; a file or camera returns within a frame anyway.
     func interruptReading()
+    /// Starts the frames coming, once the analysis is ready for them (a camera streams from
+    /// here; a file or a network stream, which buffers, needs nothing). Called before any output.
+    func start() throws
 }
 
 extension FrameSource {
@@ -26,6 +29,7 @@ extension FrameSource {
     public var lostFrames: Int { 0 }
     public var frameBeforeStart: VideoFrame? { nil }
     public func interruptReading() {}
+    public func start() throws {}
 }
 
 extension VideoFileSource: FrameSource {}

@@ -58,6 +58,8 @@ public final class VideoFrame: @unchecked Sendable {
     /// A live stream whose clock jumped before this frame: the seconds without packets before the
     /// jump (the wall clock's view of the gap, which the stream's own clock cannot give).
     public internal(set) var arrivalGap: Double?
+    /// Live sources: when the frame was read from the source, for the latency of its record.
+    public package(set) var arrival: ContinuousClock.Instant?
     /// The displayed size of this frame (rotation applied).
     public var displaySize: FrameSize { rotation.displaySize }
 

@@ -123,10 +123,12 @@ extension StreamRecord {
         var analyzers: [(String, JSON)] = []
         analyzers.append(("faces", faces.recordJSON(frameSize: (s.displayWidth, s.displayHeight))))
         analyzers.append(("codes", codes.recordJSON(fullEvery: schedule.codeFullEvery)))
-        analyzers.append(("tracking", .object([("max_gap", .int(Int64(tracking.maxGap))),
-                                               ("detect_every", .int(Int64(tracking.detectEvery))),
-                                               ("confirm_reads", .int(Int64(tracking.codeConfirmation.reads))),
-                                               ("confirm_window", .int(Int64(tracking.codeConfirmation.window)))])))
+        var settings: [(String, JSON)] = [("max_gap", .int(Int64(tracking.maxGap))),
+                                          ("detect_every", .int(Int64(tracking.detectEvery))),
+                                          ("confirm_reads", .int(Int64(tracking.codeConfirmation.reads))),
+                                          ("confirm_window", .int(Int64(tracking.codeConfirmation.window)))]
+        if !tracking.looksBack { settings.append(("look_back", .bool(false))) }
+        analyzers.append(("tracking", .object(settings)))
         if let identities {
             analyzers.append(("identities", .object([("model", .string(KnownModel.sface.file)),
                                                      ("threshold", .fixed(identities.threshold, digits: 3)),
@@ -165,6 +167,7 @@ extension StreamRecord {
         if let start { members.append(("start", .fixed(start, digits: Precision.seconds))) }
         if let warmup { members.append(("warmup", .fixed(warmup, digits: Precision.seconds))) }
         if let duration { members.append(("max_duration", .fixed(duration, digits: Precision.seconds))) }
+        if let cameraName { members.append(("camera_name", .string(cameraName))) }
         if let camera {
             members.append(("camera", .object([("card", .string(camera.card)), ("driver", .string(camera.driver)),
                                                ("bus", .string(camera.bus)), ("mirror", .bool(camera.mirror)),
@@ -312,6 +315,13 @@ extension SummaryRecord {
             members += [("dropped_frames", .int(Int64(droppedFrames))), ("lost_frames", .int(Int64(lostFrames)))]
         }
         if discontinuities > 0 { members.append(("discontinuities", .int(Int64(discontinuities)))) }
+        if let latency {
+            members.append(("latency_ms", .object([("p50", .fixed(latency.percentile(0.5), digits: 0)),
+                                                   ("p95", .fixed(latency.percentile(0.95), digits: 0)),
+                                                   ("max", .fixed(latency.maxMilliseconds, digits: 0)),
+                                                   ("frames", .int(Int64(latency.frames)))])))
+        }
+        if let unpublished { members.append(("unpublished", .int(Int64(unpublished)))) }
         if !outputErrors.isEmpty { members.append(("output_errors", .array(outputErrors.map { .string($0) }))) }
         if let wallSeconds { members.append(("wall_seconds", .fixed(wallSeconds, digits: 3))) }
         return .object(members)

@@ -28,6 +28,8 @@ public struct StreamRecord: Sendable {
     public var warmup: Double?
     /// Live capture only: the camera, and how the run treats it.
     public var camera: CameraFacts?
+    /// A capture of several cameras: this one's name (`--camera NAME=SOURCE`).
+    public var cameraName: String?
 
     /// The stream record of a run that detects: its source, and its analyzers as the run
     /// resolved them (model, runtime and its version). `start`, `duration`, `warmup`: the span

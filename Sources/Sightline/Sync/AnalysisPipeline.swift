@@ -1,4 +1,3 @@
-import CVision
 import Foundation
 import Synchronization
 import SightlineFrames
@@ -46,44 +45,42 @@ public struct AnalysisResult: Sendable {
 /// in presentation order on the caller's thread. The frames read but not yet handed out are
 /// bounded (by the policy), so memory is bounded by the frames in flight, not by the video's length.
 package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
-    // @unchecked Sendable: once started, the source is used only by the reading thread and each
-    // analyzer only by its own worker thread; the shared state lives in the locked queue and
-    // synchronizer and in the atomic stop flag.
+    // @unchecked Sendable: once started, the source is used only by the reading thread; the
+    // shared state lives in the workers' lane, the synchronizer and the atomic stop flag.
     private let source: FrameSource
-    private let analyzers: [FrameAnalyzer]
+    private let workers: AnalysisWorkers
+    /// The workers are this pipeline's own (not shared with other sources): it shuts them down.
+    private let ownsWorkers: Bool
+    private let lane: AnalysisWorkers.Lane
     private let policy: BackpressurePolicy
     private let schedule: Schedule
-    /// Whether the workers also make each frame's shot image (for cut detection in frame order).
-    private let shotImages: Bool
     private let stopRequested = Atomic(false)
-
-    /// A frame for a worker, its plan, and (first frame only) the shot image of the frame before
-    /// it, when reading began later in the stream.
-    private typealias Job = (frame: VideoFrame, plan: FramePlan, shotBefore: ShotImage?)
-    private let jobs: BlockingQueue<Job>
     private let synchronizer = Synchronizer<AnalyzedFrame>()
     /// Frames read but not yet handed out, at most.
     private let inFlight: Int
-    private let threads = DispatchGroup()
+    private let reading = DispatchGroup()
     private var started = false
     private let sourceError = Mutex<Error?>(nil)
     private let delivered = Atomic(0)
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
-    /// any output is written.
+    /// any output is written; or uses `shared` workers (a capture of several cameras).
     package init(source: FrameSource, faces: ResolvedFaceDetector, codes: CodeReaderOptions, threads: Int,
-                 schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false) throws {
+                 schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false,
+                 shared: AnalysisWorkers? = nil) throws {
         self.source = source
-        self.shotImages = shotImages
         self.policy = policy
         self.schedule = schedule
-        let workers = oneWorkerPerStream
-            ? Self.workers(threads: threads, faces: faces, readsCodes: codes.backend != .off, policy: policy,
-                           width: source.info.displayWidth, height: source.info.displayHeight)
-            : max(1, threads)
-        // The pipeline parallelizes over frames; OpenCV's own pool would only oversubscribe the cores.
-        slv_set_num_threads(1)
-        analyzers = try (0..<workers).map { _ in try FrameAnalyzer(faces: faces, codes: codes, workers: max(1, threads)) }
+        if let shared {
+            (workers, ownsWorkers) = (shared, false)
+        } else {
+            let count = oneWorkerPerStream
+                ? Self.workers(threads: threads, faces: faces, readsCodes: codes.backend != .off, policy: policy,
+                               width: source.info.displayWidth, height: source.info.displayHeight)
+                : max(1, threads)
+            (workers, ownsWorkers) = (try AnalysisWorkers(faces: faces, codes: codes, count: count, sharing: max(1, threads)), true)
+        }
+        let count = workers.count
         // Frames waiting for a worker, and frames read but not yet handed out.
         let queued: Int
         switch policy {
@@ -92,14 +89,25 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         // and up to a code-search stride ahead (at most 16 frames), so while one worker searches a
         // frame whole for codes (as long as a dozen other frames take) the others go on.
         case .wait:
-            let ahead = max(workers * max(2, schedule.detectEvery), codes.backend != .off ? min(schedule.codeFullEvery, 16) : 0)
-            (queued, inFlight) = (workers * 2, ahead + 2)
+            let ahead = max(count * max(2, schedule.detectEvery), codes.backend != .off ? min(schedule.codeFullEvery, 16) : 0)
+            (queued, inFlight) = (count * 2, ahead + 2)
         // Only as many waiting frames as workers: a frame is analyzed soon or not at all. The
         // wider in-flight bound only holds back a consumer that falls behind.
-        case .dropLateFrames: (queued, inFlight) = (workers, workers * 2 + 64)
-        case .queue(let backlog): (queued, inFlight) = (max(1, backlog), max(1, backlog) + workers + 2)
+        case .dropLateFrames: (queued, inFlight) = (count, count * 2 + 64)
+        case .queue(let backlog): (queued, inFlight) = (max(1, backlog), max(1, backlog) + count + 2)
         }
-        jobs = BlockingQueue(capacity: queued)
+        lane = workers.lane(capacity: queued, synchronizer: synchronizer, shotImages: shotImages)
+        // A live source's first frames must not wait for the networks to compile (each record
+        // after them would too): they are made ready first, then the source starts.
+        if source.isLive {
+            workers.prepare(width: source.info.displayWidth, height: source.info.displayHeight)
+            try source.start()
+        }
+    }
+
+    deinit {
+        workers.close(lane, discarding: true)
+        if ownsWorkers { workers.shutdown() }
     }
 
     /// The analysis workers for `threads` threads when memory comes first (`oneWorkerPerStream`,
@@ -124,7 +132,8 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     package func next() throws -> AnalyzedFrame? {
         if !started { start() }
         if let analyzed = synchronizer.next() { return analyzed }
-        threads.wait()
+        reading.wait()
+        if ownsWorkers { workers.shutdown() }
         if let error = sourceError.withLock({ $0 }) { throw error }
         return nil
     }
@@ -133,50 +142,53 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         var result = AnalysisResult()
         result.frames = delivered.load(ordering: .relaxed)
         result.damage = source.damage
-        result.analyzerErrors = analyzers.flatMap(\.errors)
+        result.analyzerErrors = workers.errors(of: lane)
         return result
     }
 
     package func cancel() {
         stop()
         synchronizer.cancel()
-        jobs.close()
-        if started { threads.wait() }
+        workers.close(lane, discarding: true)
+        if started { reading.wait() }
+        if ownsWorkers { workers.shutdown() }
     }
 
-    /// Starts the reading thread and the workers.
+    /// Starts the reading thread.
     private func start() {
         started = true
         let dropLate: Bool
         if case .dropLateFrames = policy { dropLate = true } else { dropLate = false }
-        let (jobs, synchronizer, inFlight) = (self.jobs, self.synchronizer, self.inFlight)
-        threads.enter()
+        let (workers, lane, synchronizer, inFlight) = (self.workers, self.lane, self.synchronizer, self.inFlight)
+        let live = source.isLive
+        reading.enter()
         let reader = Thread { [self] in
-            defer { threads.leave() }
+            defer { reading.leave() }
             var count = 0
             var planner = schedule.planner()
             defer {
-                jobs.close()
+                workers.close(lane)
                 synchronizer.finish(count: count)
                 delivered.store(count, ordering: .relaxed)
             }
             while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
                 do {
                     guard let frame = try source.nextFrame() else { return }
+                    if live { frame.arrival = .now }
                     var shotBefore: ShotImage?
-                    if count == 0, shotImages, let before = source.frameBeforeStart, before.position == frame.position - 1 {
+                    if count == 0, lane.shotImages, let before = source.frameBeforeStart, before.position == frame.position - 1 {
                         shotBefore = try? ShotImage(before)
                     }
                     let job = (frame: frame, plan: planner.plan(at: frame.position), shotBefore: shotBefore)
                     if dropLate {
-                        if jobs.tryPush(job) {
+                        if workers.tryPush(job, to: lane) {
                             planner.analyzed(at: frame.position, job.plan)
                         } else {
-                            synchronizer.deliver(AnalyzedFrame(record: analyzers[0].droppedRecord(frame), frame: frame,
+                            synchronizer.deliver(AnalyzedFrame(record: workers.droppedRecord(frame), frame: frame,
                                                                shotBefore: shotBefore), index: frame.index)
                         }
                     } else {
-                        guard jobs.push(job) else { return }
+                        guard workers.push(job, to: lane) else { return }
                         planner.analyzed(at: frame.position, job.plan)
                     }
                     count += 1
@@ -188,21 +200,5 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         }
         reader.name = "sightline.read"
         reader.start()
-
-        for (i, analyzer) in analyzers.enumerated() {
-            threads.enter()
-            let worker = Thread { [self] in
-                defer { threads.leave() }
-                while let job = jobs.pop() {
-                    let record = analyzer.analyze(job.frame, plan: job.plan)
-                    // Every frame, stride frames too: a cut can fall on any of them.
-                    let shot = shotImages ? try? ShotImage(job.frame) : nil
-                    synchronizer.deliver(AnalyzedFrame(record: record, frame: job.frame, shot: shot, shotBefore: job.shotBefore),
-                                         index: job.frame.index)
-                }
-            }
-            worker.name = "sightline.analyze.\(i)"
-            worker.start()
-        }
     }
 }

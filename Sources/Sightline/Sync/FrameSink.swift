@@ -23,6 +23,9 @@ public protocol FrameSink: AnyObject {
     func identitySamples(_ samples: [IdentitySample]) throws
     /// The people found (`--identities on`), after the last tracks ended.
     func identitiesFound(_ records: [IdentityRecord]) throws
+    /// The run is over; before any sink is finished, each adds what it alone counted (a
+    /// publisher's records the broker never got).
+    func complete(_ summary: inout SummaryRecord)
     /// The run is over: `summary` counts every frame and track, and the outputs that failed.
     func finish(_ summary: SummaryRecord) throws
     /// This sink failed: keep what it has (a video stays playable), take nothing more.
@@ -39,6 +42,7 @@ extension FrameSink {
     public func discontinuity(_ record: DiscontinuityRecord) throws {}
     public func identitySamples(_ samples: [IdentitySample]) throws {}
     public func identitiesFound(_ records: [IdentityRecord]) throws {}
+    public func complete(_ summary: inout SummaryRecord) {}
     public func finish(_ summary: SummaryRecord) throws {}
     public func abandon() {}
     public var isOutput: Bool { true }

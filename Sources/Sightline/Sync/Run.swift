@@ -51,10 +51,11 @@ public final class Run: @unchecked Sendable {
             frames = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
                                           threads: configuration.threads, schedule: schedule,
                                           policy: configuration.backpressure, shotImages: configuration.cuts != nil,
-                                          oneWorkerPerStream: configuration.oneWorkerPerStream)
+                                          oneWorkerPerStream: configuration.oneWorkerPerStream,
+                                          shared: configuration.sharedWorkers)
             trackingStage = try configuration.tracking.map {
                 try TrackingStage(tracker: $0, detectEvery: schedule.detectEvery, lanes: configuration.threads,
-                                  faces: faces, codes: codeOptions)
+                                  faces: faces, codes: codeOptions, holdsFrames: configuration.lookBack)
             }
         case .replay(let recorded):
             faces = nil
@@ -156,6 +157,7 @@ public final class Run: @unchecked Sendable {
             && !(configuration.frameLimit.map { count >= $0 } ?? false)
         summary.live = configuration.source.isLive
         summary.lostFrames = configuration.source.lostFrames
+        if summary.live { summary.latency = delivery.latency }
         if configuration.timing {
             let elapsed = (ContinuousClock.now - started).components
             summary.wallSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
@@ -223,6 +225,8 @@ public final class Run: @unchecked Sendable {
 private final class Delivery {
     private var active: [FrameSink]
     private(set) var summary = SummaryRecord()
+    /// Live sources: each frame's arrival to its record having gone to every sink.
+    private(set) var latency = Latency()
     private var failure: Error?
 
     init(sinks: [FrameSink]) { active = sinks }
@@ -244,6 +248,10 @@ private final class Delivery {
     func frame(_ record: FrameRecord, picture: VideoFrame) {
         each { try $0.frame(record, picture: picture) }
         summary.add(record)
+        if let arrival = picture.arrival {
+            let late = (ContinuousClock.now - arrival).components
+            latency.add(milliseconds: Double(late.seconds) * 1000 + Double(late.attoseconds) * 1e-15)
+        }
     }
 
     func discontinuity(_ record: DiscontinuityRecord) {
@@ -271,6 +279,7 @@ private final class Delivery {
     /// first failure, if any.
     func finish(_ counted: SummaryRecord) throws -> SummaryRecord {
         summary = counted
+        for sink in active { sink.complete(&summary) }
         for sink in active {
             do { try sink.finish(summary) } catch {
                 if failure == nil { failure = error }

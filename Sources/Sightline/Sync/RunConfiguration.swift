@@ -34,6 +34,8 @@ public struct RunConfiguration {
     public var identities: IdentityOptions?
     /// Analysis worker threads.
     public var threads = 1
+    /// Workers shared with other runs (a capture of several cameras); nil: the run makes its own.
+    package var sharedWorkers: AnalysisWorkers?
     /// What the reading thread does when the workers are behind.
     public var backpressure = BackpressurePolicy.wait
     /// Memory before speed: a DNN detector whose whole-frame input is large gets one worker per
@@ -47,6 +49,10 @@ public struct RunConfiguration {
     /// tile finds after the span's end), never handed to the sinks; the run stops once every frame
     /// before it is settled.
     public var outputEnds: Double?
+    /// Frames are held until the full searches after them have run, so a track begins on the
+    /// first frame its object shows (false: live capture's default; each record is handed on as
+    /// soon as its frame is tracked).
+    public var lookBack = true
     /// Stop after this many frames.
     public var frameLimit: Int?
     /// Add the wall time to the summary (output then differs between runs).

@@ -6,6 +6,8 @@ public struct TrackingConfiguration: Sendable, Equatable {
     public var maxGap: Int
     public var detectEvery: Int
     public var codeConfirmation = CodeConfirmation()
+    /// Frames are held for looking back (false: live capture's default, each frame handed on at once).
+    public var looksBack = true
 }
 
 /// The ordered stage after the synchronizer: region search (`RegionSearch`: it detects around
@@ -17,6 +19,8 @@ public struct TrackingConfiguration: Sendable, Equatable {
 public final class TrackingStage {
     private let tracker: Tracker
     private let detectEvery: Int
+    /// Whether frames are held until the full searches after them have run (see `process`).
+    private let holdsFrames: Bool
     private let search: RegionSearch
     /// Region searches that failed with an error (counted in the summary).
     public var errors: Int { search.errors }
@@ -41,17 +45,20 @@ public final class TrackingStage {
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
     /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
     /// tracks on the frames between). A record whose code status is `ok` had the full code search.
+    /// `holdsFrames` false: every frame is handed on as soon as it is tracked (live, where a
+    /// record is wanted now): a track then begins on the frame its object was found on.
     public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: ResolvedFaceDetector,
-                codes: CodeReaderOptions) throws {
+                codes: CodeReaderOptions, holdsFrames: Bool = true) throws {
         tracker = Tracker(options: options)
         self.detectEvery = detectEvery
+        self.holdsFrames = holdsFrames
         search = try RegionSearch(faces: faces, codes: codes, detectEvery: detectEvery, lanes: lanes)
     }
 
     /// The tracking settings, as the stream record reports them.
     public var configuration: TrackingConfiguration {
         TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: detectEvery,
-                              codeConfirmation: tracker.options.codeConfirmation)
+                              codeConfirmation: tracker.options.codeConfirmation, looksBack: holdsFrames)
     }
 
     /// Takes the next frame's record; returns the frames now settled, in order, each with its
@@ -66,7 +73,7 @@ public final class TrackingStage {
         // Memory stays bounded whatever the strides: past this many frames the oldest go on
         // without being looked back on.
         var count = window.prefix { $0.record.index <= covered }.count
-        count = max(count, window.count - Self.maxHeld)
+        count = max(count, window.count - (holdsFrames ? Self.maxHeld : 0))
         guard count > 0 else { return [] }
         let settled = Array(window.prefix(count))
         window.removeFirst(count)

@@ -32,7 +32,7 @@ packages=(
   python3 python3-jsonschema                                    # schema validation in the tests
 )
 { [ $samples = 1 ] || [ $tests = 1 ]; } && packages+=(qrencode zint python3-numpy python3-skimage)
-[ $tests = 1 ] && packages+=(mosquitto openssl)   # a real broker, with TLS, for the publishing tests
+[ $tests = 1 ] && packages+=(mosquitto mosquitto-clients openssl)   # a real broker, with TLS, for the publishing tests
 apt_install "${packages[@]}"
 
 # One script per pinned registry package, in name order; each checks whether its package is

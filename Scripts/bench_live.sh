@@ -5,17 +5,18 @@
 # re-encoding, so the senders cost next to nothing), all captured by one `sightline capture
 # --camera NAME=udp://…` process. Stops at the first N that drops more than 1 % of its frames.
 #
-#   Scripts/bench_live.sh [--seconds 20] [--max 6] [--binary PATH] [-- capture options…]
+#   Scripts/bench_live.sh [--seconds 20] [--from 1] [--max 6] [--binary PATH] [-- capture options…]
 #
 # Prints one row per N: frames analyzed and dropped (all cameras), frames lost on the way,
 # latency p50 / p95 / max (ms, the worst camera's), and the capture's CPU seconds. The capacity
 # is the largest N with dropped ≤ 1 %. Not part of the test suite (it runs in real time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=20 max=6 binary=.build/release/sightline
+seconds=20 from=1 max=6 binary=.build/release/sightline
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds=$2; shift 2 ;;
+        --from) from=$2; shift 2 ;;
         --max) max=$2; shift 2 ;;
         --binary) binary=$2; shift 2 ;;
         --) shift; break ;;
@@ -36,7 +37,7 @@ ffmpeg -v error -nostdin -stream_loop "$loops" -i Samples/faces-and-codes-720p.m
 echo "capture options: ${*:-(defaults)}; $seconds s per run; $(nproc) cores"
 printf '%-8s %8s %8s %9s %6s %9s %9s %9s %8s\n' cameras frames dropped dropped% lost p50_ms p95_ms max_ms cpu_s
 capacity=0
-for n in $(seq 1 "$max"); do
+for n in $(seq "$from" "$max"); do
     cameras=() ports=()
     for i in $(seq 1 "$n"); do
         port=$((21000 + RANDOM % 20000))

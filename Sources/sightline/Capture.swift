@@ -8,9 +8,10 @@ struct Capture: ParsableCommand {
         abstract: "Analyze live cameras (V4L2) and network streams: the same records as analyze, written as frames arrive.",
         discussion: """
             Capture never waits for analysis: a frame that arrives while every analysis thread is \
-            busy keeps its place on the timeline with a frame record whose status is `dropped` \
-            (counted in the summary as dropped_frames); --no-drop analyzes every frame instead and \
-            lets latency grow. Frames the camera driver itself had to drop are counted as \
+            busy is only searched around the faces and codes known from the frames before it \
+            (status `refined`); one too late even for that keeps its place on the timeline with a \
+            frame record whose status is `dropped` (counted in the summary as dropped_frames). \
+            --no-drop analyzes every frame in full instead and lets latency grow. Frames the camera driver itself had to drop are counted as \
             lost_frames. Timestamps are the driver's, from the first frame (time base 1/1000000).
 
             Stop with --duration, --frames, or Ctrl-C (SIGINT) / SIGTERM: the records and the \

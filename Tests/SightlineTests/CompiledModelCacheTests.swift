@@ -69,7 +69,7 @@ final class CompiledModelCacheTests: XCTestCase {
         try Data("x".utf8).write(to: blocked)
         // Tracking mode compiles CenterFace at three sizes: the whole frame, the tile and the crops.
         func analyze(_ environment: [String: String]) throws -> Data {
-            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--detect-every", "5", "--duration", "2"],
+            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--detect-every", "5", "--duration", "0.5"],
                                      environment: ["XDG_CACHE_HOME": dir.path, "SIGHTLINE_MODELS": ""].merging(environment) { $1 })
             XCTAssertEqual(run.status, 0, run.stderr)
             return run.stdout

@@ -230,7 +230,7 @@ final class DNNFaceTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("Scripts/install-deps.sh"), missing.stderr)
         // …the cascades and OpenCV's DNN module still run there.
         for options in [["--faces", "haar-alt2"], ["--dnn-runtime", "opencv"]] {
-            let ok = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--duration", "0.2"] + options,
+            let ok = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--duration", "0.2", "--min-face", "40"] + options,
                                     environment: ["SIGHTLINE_OPENVINO_LIBRARY": dir.appendingPathComponent("libopenvino_c.so.2641").path])
             XCTAssertEqual(ok.status, 0, "\(options): \(ok.stderr)")
         }

@@ -36,7 +36,7 @@ final class DNNPrecisionTests: XCTestCase {
         XCTAssertEqual(try faceSettings(f32.stdout).string("precision"), "f32")
         XCTAssertEqual(try faceSettings(f32.stdout).string("sha256"), KnownModel.named("centerface")?.sha256)
 
-        let opencv = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-runtime", "opencv")
+        let opencv = sightline("analyze", Fixtures.sample, "-q", "--duration", "0.1", "--dnn-runtime", "opencv", "--min-face", "40")
         XCTAssertEqual(opencv.status, 0, opencv.stderr)
         XCTAssertEqual(try faceSettings(opencv.stdout).string("precision"), "f32")
     }

@@ -62,8 +62,7 @@ private final class TestBroker {
         broker.standardError = try FileHandle(forWritingTo: logFile())
         try broker.run()
         process = broker
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, !([port, tlsPort].allSatisfy(Self.accepts)) { usleep(50_000) }
+        waitUntil(seconds: 10) { [port, tlsPort].allSatisfy(Self.accepts) }
         guard broker.isRunning else { throw "mosquitto did not start: \(try String(contentsOf: logFile(), encoding: .utf8))" }
     }
 
@@ -188,14 +187,13 @@ final class PublishTests: XCTestCase {
             XCTAssertGreaterThan(observed.count, 10, "\(camera): the sample shows faces and codes on every frame")
             // The subscriber is given time to be sent what its session kept.
             var frames: [String] = []
-            let deadline = Date().addingTimeInterval(15)
-            repeat {
-                usleep(200_000)
+            try waitUntil(seconds: 15) {
                 // QoS 1: a message whose acknowledgement the restart lost comes twice, in place.
-                frames = try messages(received, topic: "shop/\(camera)/frame").reduce(into: []) { kept, message in
+                frames = try self.messages(received, topic: "shop/\(camera)/frame").reduce(into: []) { kept, message in
                     if kept.last != message { kept.append(message) }
                 }
-            } while frames.count < observed.count && Date() < deadline
+                return frames.count >= observed.count
+            }
             XCTAssertEqual(frames.count, observed.count, camera)
             XCTAssertEqual(frames, observed, "\(camera): the published frame records are the file's observed frames, in order")
             XCTAssertEqual(try messages(received, topic: "shop/\(camera)/stream").first, lines.first, camera)
@@ -293,13 +291,17 @@ final class PublishTests: XCTestCase {
                                        broker: broker, stderr: dir.appendingPathComponent("stderr.txt"))
         let send = try sender(source, seconds: 4)
         defer { send.terminate() }
-        var deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, try messages(received, topic: "shop/camera/status") != ["online"] { usleep(50_000) }
+        try waitUntil(seconds: 10) { try messages(received, topic: "shop/camera/status") == ["online"] }
         XCTAssertEqual(try messages(received, topic: "shop/camera/status"), ["online"])
         kill(capture.processIdentifier, SIGKILL)
         capture.waitUntilExit()
-        deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, try messages(received, topic: "shop/camera/status").last != "offline" { usleep(50_000) }
+        try waitUntil(seconds: 10) { try messages(received, topic: "shop/camera/status").last == "offline" }
         XCTAssertEqual(try messages(received, topic: "shop/camera/status"), ["online", "offline"])
     }
+}
+
+/// Checks `condition` every 50 ms until it holds or `seconds` have passed (the caller asserts after).
+private func waitUntil(seconds: Double, _ condition: () throws -> Bool) rethrows {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try !condition(), Date() < deadline { usleep(50_000) }
 }

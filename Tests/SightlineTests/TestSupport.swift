@@ -55,7 +55,12 @@ enum Fixtures {
 /// tests only read the file): `input` analyzed with `options`, `-q -o FILE`.
 enum SharedRuns {
     static func analyzed(_ input: String, _ options: [String]) throws -> String {
-        try runs.withLock { runs in
+        // The sample's default run is the render fixture's (the same command, with its outputs).
+        if input == Fixtures.sample && options.isEmpty {
+            try RenderFixture.ready()
+            return RenderFixture.records
+        }
+        return try runs.withLock { runs in
             let key = ([input] + options).joined(separator: " ")
             if let path = runs[key] { return path }
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -86,6 +91,8 @@ struct ProcessResult: Sendable {
 @discardableResult
 func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil,
                 environment: [String: String]? = nil) throws -> ProcessResult {
+    let started = Date()
+    defer { profileLog(executable, arguments, started) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -149,6 +156,8 @@ func sightline(_ arguments: String...) -> ProcessResult { sightline(arguments) }
 /// the model folders; not those read once per process).
 func sightline(_ arguments: [String], environment: [String: String] = [:]) -> ProcessResult {
     InProcessCommand.lock.withLock { _ in
+        let started = Date()
+        defer { profileLog("sightline", arguments, started) }
         let saved = environment.keys.map { ($0, ProcessInfo.processInfo.environment[$0]) }
         for (name, value) in environment { setenv(name, value, 1) }
         defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }
@@ -214,3 +223,18 @@ func jsonLines(_ data: Data) throws -> [[String: Any]] {
 
 /// Test helpers fail with a plain message (the library itself throws typed errors only).
 extension String: @retroactive Error {}
+
+/// With `SIGHTLINE_TEST_PROFILE=FILE`, every command the tests run (in-process `sightline`, the
+/// binary, ffmpeg, Python…) is appended to FILE as a line: seconds, program, arguments. Where the
+/// suite's time goes, command by command (docs/testing.md).
+private func profileLog(_ program: String, _ arguments: [String], _ started: Date) {
+    guard let path = ProcessInfo.processInfo.environment["SIGHTLINE_TEST_PROFILE"] else { return }
+    let line = String(format: "%.3f\t%@\t%@\n", Date().timeIntervalSince(started), program, arguments.joined(separator: " "))
+    guard let file = FileHandle(forWritingAtPath: path) else {
+        FileManager.default.createFile(atPath: path, contents: Data(line.utf8))
+        return
+    }
+    defer { try? file.close() }
+    file.seekToEndOfFile()
+    file.write(Data(line.utf8))
+}

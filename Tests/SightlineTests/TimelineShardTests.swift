@@ -140,7 +140,7 @@ final class TimelineShardTests: XCTestCase {
     }
 
     /// `input` analyzed whole with `options`, once per test process (several tests cut it; the
-    /// sample's default run is also `ExportTests`'). The people video with identities is
+    /// sample's default run is the render fixture's). The people video with identities is
     /// `PeopleFixture`'s run (the same command, shared with `IdentityTests` and the report tests).
     private static func wholeRun(_ input: String, _ options: [String]) throws -> String {
         if input == PeopleFixture.video && options == ["--codes", "off", "--identities", "on"] {
@@ -150,41 +150,39 @@ final class TimelineShardTests: XCTestCase {
         return try SharedRuns.analyzed(input, options)
     }
 
+    /// Four shards with a warm-up each (the detection stride across cuts is the next test's).
     func testShardsWithWarmupMergeIntoTheWholeRun() throws {
         let dir = try Fixtures.temporaryDirectory(self)
-        for options in [[], ["--detect-every", "5"]] {
-            let tag = options.isEmpty ? "every" : "stride"
-            let (whole, merged, out) = try wholeAndMerged(options, cuts: ["--shards", "4", "--warmup", "1"], in: dir)
-            let wholeData = try Data(contentsOf: URL(fileURLWithPath: whole)), mergedData = try Data(contentsOf: URL(fileURLWithPath: merged))
-            // The frame records byte for byte (detections, t, index, track ids), then the rest.
-            XCTAssertEqual(frameLines(mergedData), frameLines(wholeData), tag)
-            let wholeRecords = try RecordFile(jsonLines: wholeData, path: whole), mergedRecords = try RecordFile(jsonLines: mergedData, path: merged)
-            XCTAssertEqual(mergedRecords.tracks, wholeRecords.tracks, tag)
-            XCTAssertEqual(mergedRecords.tracks.count, 5)
-            XCTAssertEqual(mergedData, wholeData, tag)
-            let audit = sightline("audit", merged, Fixtures.sampleTruth, "--max-id-switches", "0", "--min-recall", "0.99")
-            XCTAssertEqual(audit.status, 0, "\(tag): \(audit.stdoutText) \(audit.stderr)")
+        let (whole, merged, out) = try wholeAndMerged([], cuts: ["--shards", "4", "--warmup", "1"], in: dir)
+        let wholeData = try Data(contentsOf: URL(fileURLWithPath: whole)), mergedData = try Data(contentsOf: URL(fileURLWithPath: merged))
+        // The frame records byte for byte (detections, t, index, track ids), then the rest.
+        XCTAssertEqual(frameLines(mergedData), frameLines(wholeData))
+        let wholeRecords = try RecordFile(jsonLines: wholeData, path: whole), mergedRecords = try RecordFile(jsonLines: mergedData, path: merged)
+        XCTAssertEqual(mergedRecords.tracks, wholeRecords.tracks)
+        XCTAssertEqual(mergedRecords.tracks.count, 5)
+        XCTAssertEqual(mergedData, wholeData)
+        let audit = sightline("audit", merged, Fixtures.sampleTruth, "--max-id-switches", "0", "--min-recall", "0.99")
+        XCTAssertEqual(audit.status, 0, "\(audit.stdoutText) \(audit.stderr)")
 
-            // Inside the warm-ups the shards saw what the whole run saw, but for track ids and the
-            // tracker's state: count the observations whose box or source differ.
-            var differing = 0, observations = 0
-            let byIndex = Dictionary(uniqueKeysWithValues: wholeRecords.frames.map { ($0.index, $0) })
-            for shard in try FileManager.default.contentsOfDirectory(atPath: out) where shard.contains(".shard-") {
-                let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(shard)))
-                for line in lines where line["type"] as? String == "warmup" {
-                    var copy = line
-                    copy["type"] = "frame"
-                    let record = try FrameRecord(json: copy)
-                    let reference = try XCTUnwrap(byIndex[record.index])
-                    let seen = record.faces.map { "\($0.box)\($0.source)" }.sorted() + record.codes.map { "\($0.box)\($0.source)\($0.text)" }.sorted()
-                    let truth = reference.faces.map { "\($0.box)\($0.source)" }.sorted() + reference.codes.map { "\($0.box)\($0.source)\($0.text)" }.sorted()
-                    observations += truth.count
-                    differing += Set(truth).subtracting(seen).count
-                }
+        // Inside the warm-ups the shards saw what the whole run saw, but for track ids and the
+        // tracker's state: count the observations whose box or source differ.
+        var differing = 0, observations = 0
+        let byIndex = Dictionary(uniqueKeysWithValues: wholeRecords.frames.map { ($0.index, $0) })
+        for shard in try FileManager.default.contentsOfDirectory(atPath: out) where shard.contains(".shard-") {
+            let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(shard)))
+            for line in lines where line["type"] as? String == "warmup" {
+                var copy = line
+                copy["type"] = "frame"
+                let record = try FrameRecord(json: copy)
+                let reference = try XCTUnwrap(byIndex[record.index])
+                let seen = record.faces.map { "\($0.box)\($0.source)" }.sorted() + record.codes.map { "\($0.box)\($0.source)\($0.text)" }.sorted()
+                let truth = reference.faces.map { "\($0.box)\($0.source)" }.sorted() + reference.codes.map { "\($0.box)\($0.source)\($0.text)" }.sorted()
+                observations += truth.count
+                differing += Set(truth).subtracting(seen).count
             }
-            XCTAssertGreaterThan(observations, 0)
-            print("\(tag): \(differing) of \(observations) warm-up observations differ from the whole run")
         }
+        XCTAssertGreaterThan(observations, 0)
+        print("\(differing) of \(observations) warm-up observations differ from the whole run")
     }
 
     /// Cuts off every schedule's grid (3.7 s: frame 111, neither a multiple of 5 nor of 15): the

@@ -23,12 +23,18 @@ public final class FrameAnalyzer: @unchecked Sendable {
     /// background, so that it overlaps reading the input (a scan reads every packet first).
     package func prepare(width: Int, height: Int) { faceDetector?.prepare(width: width, height: height) }
 
-    /// The record of a frame a live source delivered while every worker was busy: on the
-    /// timeline, not analyzed. Reads only what the analyzer was built with, so any thread may call it.
-    public func droppedRecord(_ frame: VideoFrame) -> FrameRecord {
-        FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds,
-                    faceStatus: faceDetector == nil ? .off : .dropped,
-                    codeStatus: codeReader == nil ? .off : .dropped, faces: [], codes: [])
+    /// The record of a frame a live source delivered while every worker was busy, and too late
+    /// to be searched: on the timeline, not analyzed. Reads only what the analyzer was built
+    /// with, so any thread may call it.
+    public func droppedRecord(_ frame: VideoFrame) -> FrameRecord { record(of: frame, status: .dropped) }
+
+    /// The record of a frame without full detection: the tracking stage searches it around the
+    /// known objects. Any thread may call it (a live source's frame that found every worker busy).
+    public func skippedRecord(_ frame: VideoFrame) -> FrameRecord { record(of: frame, status: .skipped) }
+
+    private func record(of frame: VideoFrame, status: AnalyzerStatus) -> FrameRecord {
+        FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds, faceStatus: faceDetector == nil ? .off : status,
+                    codeStatus: codeReader == nil ? .off : status, faces: [], codes: [])
     }
 
     /// Runs the detectors on the whole frame as `plan` says (faces: with its tile, if it has
@@ -39,11 +45,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
         var faceStatus = AnalyzerStatus.off, codeStatus = AnalyzerStatus.off
         var faces: [FaceObservation] = [], codes: [CodeObservation] = []
         var faceSearch: FaceSearch?
-        if !plan.fullDetection {
-            return FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds,
-                               faceStatus: faceDetector == nil ? .off : .skipped,
-                               codeStatus: codeReader == nil ? .off : .skipped, faces: [], codes: [])
-        }
+        if !plan.fullDetection { return skippedRecord(frame) }
         if let faceDetector {
             do {
                 (faces, faceSearch) = try faceDetector.detect(frame, tile: plan.tile)

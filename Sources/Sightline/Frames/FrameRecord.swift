@@ -214,11 +214,13 @@ extension DecodeDamage: CustomStringConvertible {
 public struct Latency: Sendable, Equatable {
     public private(set) var frames = 0
     public private(set) var maxMilliseconds = 0.0
-    private var counts = [Int](repeating: 0, count: 60_001)
+    /// Frames by milliseconds; made at the first frame (a run over a file has none).
+    private var counts: [Int] = []
 
     public init() {}
 
     public mutating func add(milliseconds: Double) {
+        if counts.isEmpty { counts = [Int](repeating: 0, count: 60_001) }
         frames += 1
         maxMilliseconds = max(maxMilliseconds, milliseconds)
         counts[min(counts.count - 1, max(0, Int(milliseconds.rounded(.up))))] += 1

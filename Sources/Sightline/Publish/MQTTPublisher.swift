@@ -53,7 +53,8 @@ public struct BrokerOptions: Sendable {
     var safeURL: String { "\(tls ? "mqtts" : "mqtt")://\(host):\(port)/\(prefix)" }
 }
 
-/// One MQTT connection (libmosquitto, MQTT 3.1.1, QoS 1), shared by every camera of a capture.
+/// One camera's MQTT connection (libmosquitto, MQTT 3.1.1, QoS 1), with its status topic as the
+/// connection's last will.
 ///
 /// Publishing never waits for the broker: a message is handed to libmosquitto, which keeps it until
 /// the broker acknowledges it and sends it again after a reconnection (its network thread
@@ -82,8 +83,9 @@ public final class MQTTPublisher: @unchecked Sendable {
     private let answered = DispatchSemaphore(value: 0)
     /// `firstAnswer` when the connection closed before any CONNACK.
     private static let closedUnanswered: Int32 = -1
-    /// Retained status messages, one per camera, that the end of the run sets to `offline`.
-    private let statusTopics = Mutex<[String]>([])
+    /// The camera's retained status topic: `online` while connected, `offline` at the end (the
+    /// last will says it if the process dies).
+    private let statusTopic: String
 
     /// Connects (waiting up to 10 s for the broker's answer) and starts the network thread.
     /// `camera`: whose records these are (in the client id: a broker drops the older of two
@@ -91,6 +93,7 @@ public final class MQTTPublisher: @unchecked Sendable {
     public init(options: BrokerOptions, camera: String, will: String, log: @escaping @Sendable (String) -> Void) throws {
         self.options = options
         self.log = log
+        statusTopic = will
         mosquitto_lib_init()
         let id = "sightline-\(ProcessInfo.processInfo.hostName.prefix(40))-\(getpid())-\(camera.prefix(64))"
         guard let client = mosquitto_new(id, true, nil) else {
@@ -99,7 +102,7 @@ public final class MQTTPublisher: @unchecked Sendable {
         self.client = client
         mosquitto_user_data_set(client, Unmanaged.passUnretained(self).toOpaque())
         do {
-            try configure(will: will)
+            try configure()
             try connect()
         } catch {
             mosquitto_destroy(client)
@@ -107,7 +110,7 @@ public final class MQTTPublisher: @unchecked Sendable {
         }
     }
 
-    private func configure(will: String) throws {
+    private func configure() throws {
         let url = options.safeURL
         func check(_ rc: Int32, _ what: String) throws {
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
@@ -124,7 +127,7 @@ public final class MQTTPublisher: @unchecked Sendable {
             try check(mosquitto_tls_set(client, options.caFile, options.caFile == nil ? "/etc/ssl/certs" : nil,
                                         options.certFile, options.keyFile, nil), "TLS settings")
         }
-        try check(mosquitto_will_set(client, will, 7, "offline", 1, true), "last will")
+        try check(mosquitto_will_set(client, statusTopic, 7, "offline", 1, true), "last will")
         mosquitto_reconnect_delay_set(client, 1, 8, true)
         mosquitto_connect_callback_set(client) { _, context, rc in
             MQTTPublisher.from(context)?.connected(rc)
@@ -188,7 +191,7 @@ public final class MQTTPublisher: @unchecked Sendable {
         } else if rc == 0 {
             log("\(options.safeURL): connected again")
             // The broker may have lost its retained messages while it was away.
-            for topic in statusTopics.withLock({ $0 }) { send(topic, Data("online".utf8), retain: true) }
+            announce()
         }
     }
 
@@ -220,16 +223,13 @@ public final class MQTTPublisher: @unchecked Sendable {
         state.withLock { $0.waiting = max(0, $0.waiting - 1) }
     }
 
-    /// A camera's status topic: `online` now, `offline` at the end (the will says it if the process dies).
-    public func announce(status topic: String) {
-        statusTopics.withLock { $0.append(topic) }
-        send(topic, Data("online".utf8), retain: true)
-    }
+    /// The status topic reads `online`.
+    public func announce() { send(statusTopic, Data("online".utf8), retain: true) }
 
     /// Publishes `payload` at QoS 1; false when the queue is full (the message is dropped).
     @discardableResult
     public func send(_ topic: String, _ payload: Data, retain: Bool = false) -> Bool {
-        let (accepted, refused) = state.withLock { state -> (Bool, Int) in
+        let (accepted, notPublished) = state.withLock { state -> (Bool, Int) in
             guard state.waiting < options.queueCapacity else {
                 state.unpublished += 1
                 return (false, state.unpublished)
@@ -238,8 +238,8 @@ public final class MQTTPublisher: @unchecked Sendable {
             return (true, 0)
         }
         guard accepted else {
-            if refused == 1 || refused % 100 == 0 {
-                log("\(options.safeURL): \(options.queueCapacity) messages wait for the broker; \(refused) records not published")
+            if notPublished == 1 || notPublished % 100 == 0 {
+                log("\(options.safeURL): \(options.queueCapacity) messages wait for the broker; \(notPublished) records not published")
             }
             return false
         }
@@ -263,9 +263,9 @@ public final class MQTTPublisher: @unchecked Sendable {
         return state.withLock { $0.waiting }
     }
 
-    /// Sets every status to `offline`, waits for the broker to take what waits, disconnects.
+    /// Sets the status to `offline`, waits for the broker to take what waits, disconnects.
     public func close() {
-        for topic in statusTopics.withLock({ $0 }) { send(topic, Data("offline".utf8), retain: true) }
+        send(statusTopic, Data("offline".utf8), retain: true)
         let left = drain()
         if left > 0 { log("\(options.safeURL): \(left) messages not acknowledged by the broker at the end") }
         mosquitto_disconnect(client)

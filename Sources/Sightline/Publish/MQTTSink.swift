@@ -38,7 +38,7 @@ public final class MQTTSink: FrameSink {
         frameTopic = publisher.options.topic(camera, "frame")
         eventTopic = publisher.options.topic(camera, "event")
         publisher.send(publisher.options.topic(camera, "stream"), Self.payload(stream.json), retain: true)
-        publisher.announce(status: publisher.options.topic(camera, "status"))
+        publisher.announce()
     }
 
     private static func payload(_ record: JSON) -> Data { Data(record.serialized().utf8) }

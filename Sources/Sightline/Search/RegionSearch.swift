@@ -24,10 +24,11 @@ package final class RegionSearch {
 
     /// `lanes`: how many region searches of one frame may run at once (the analysis threads).
     /// `detectEvery`: the schedule's full-detection stride (faces are searched around their
-    /// tracks on the frames between).
-    package init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, lanes: Int) throws {
+    /// tracks on the frames between). `busyFrames`: frames without full detection may also come
+    /// off the stride (live), and are searched the same way.
+    package init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, detectEvery: Int, lanes: Int, busyFrames: Bool = false) throws {
         // Region search needs detectors of its own (the workers' are busy on other frames).
-        let searchFaces = detectEvery > 1 || faces.options.mayTile
+        let searchFaces = detectEvery > 1 || faces.options.mayTile || busyFrames
         searchers = searchFaces || codes.backend != .off
             ? try (0..<max(1, lanes)).map { _ in
                 try RegionSearcher(faces: faces, codes: codes, detectEvery: detectEvery, searchFaces: searchFaces, workers: max(1, lanes))
@@ -35,6 +36,11 @@ package final class RegionSearch {
             : []
         fullReader = try makeCodeReader(codes)
         searchers.first?.prepare()
+        // Live, the first frames' searches must not wait for each searcher's first inference.
+        if busyFrames && !searchers.isEmpty {
+            OpenVINORuntime.finishPreparations()
+            searchers.forEach { $0.warmUp() }
+        }
     }
 
     /// Searches a frame before its observations get ids, around `live` (the tracks' predictions

@@ -49,6 +49,14 @@ package final class RegionSearcher {
     /// Starts compiling the network for region searches (all searchers share the compiled model).
     package func prepare() { network?.prepareRegionSearch() }
 
+    /// One search of a blank picture, so the network's first inference (its memory and kernels
+    /// made, a few hundred milliseconds) is done before a live source's first frame.
+    package func warmUp() {
+        let side = 2 * DNNFaceDetector.regionInputSide
+        guard let network, let blank = try? MemoryFrameSource(width: side, height: side, frames: 1, draw: { _, _ in }).nextFrame() else { return }
+        _ = try? network.detect(blank, region: Box(x: 0, y: 0, w: Double(side), h: Double(side)))
+    }
+
     /// Whether following `faces` faces on crops would cost the network more than detecting the
     /// whole frame once (DNN backends).
     package func wholeFrameIsCheaper(_ frame: VideoFrame, faces: Int) -> Bool {

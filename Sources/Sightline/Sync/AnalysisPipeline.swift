@@ -7,8 +7,10 @@ import SightlineMedia
 public enum BackpressurePolicy: Sendable {
     /// Wait for them (files: every frame is analyzed, memory stays bounded).
     case wait
-    /// Live sources: a frame that finds every worker busy is not analyzed; it stays on the
-    /// timeline with a `dropped` record. Reading never waits on analysis.
+    /// Live sources: a frame goes to a worker only if one is free now. One that finds every worker
+    /// busy gets no full detection: the tracking stage searches it around the known objects (as
+    /// between detections with a stride), or, with more frames than that in flight, it stays on
+    /// the timeline with a `dropped` record. Reading never waits on analysis.
     case dropLateFrames
     /// Live sources that must analyze every frame: up to `backlog` frames wait for analysis;
     /// past that, reading waits (and a camera driver drops frames instead).
@@ -62,14 +64,19 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     private var started = false
     private let sourceError = Mutex<Error?>(nil)
     private let delivered = Atomic(0)
+    /// `dropLateFrames`: a frame that finds every worker busy is searched by the tracking stage
+    /// (false: no tracking stage, it is dropped).
+    private let searchesBusyFrames: Bool
 
     /// Creates `threads` workers' analyzers up front, so a detector that cannot load fails before
     /// any output is written; or uses `shared` workers (a capture of several cameras).
+    /// `searchesBusyFrames`: see `BackpressurePolicy.dropLateFrames`.
     package init(source: FrameSource, faces: ResolvedFaceDetector, codes: CodeReaderOptions, threads: Int,
                  schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false,
-                 shared: AnalysisWorkers? = nil) throws {
+                 shared: AnalysisWorkers? = nil, searchesBusyFrames: Bool = false) throws {
         self.source = source
         self.policy = policy
+        self.searchesBusyFrames = searchesBusyFrames
         self.schedule = schedule
         if let shared {
             (workers, ownsWorkers) = (shared, false)
@@ -100,7 +107,8 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         // A live source's first frames must not wait for the networks to compile (each record
         // after them would too): they are made ready first, then the source starts.
         if source.isLive {
-            workers.prepare(width: source.info.displayWidth, height: source.info.displayHeight)
+            workers.prepare(width: source.info.displayWidth, height: source.info.displayHeight,
+                            plan: FramePlan(fullDetection: true, fullCodeSearch: true, tile: schedule.tile(at: 0)))
             try source.start()
         }
     }
@@ -160,6 +168,9 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         let dropLate: Bool
         if case .dropLateFrames = policy { dropLate = true } else { dropLate = false }
         let (workers, lane, synchronizer, inFlight) = (self.workers, self.lane, self.synchronizer, self.inFlight)
+        // A busy frame is searched while the frames before it still in flight are few: it waits
+        // for them (records leave in order), so past that it would be late.
+        let searchBusy = searchesBusyFrames, busyBacklog = workers.count * 2 + 2
         let live = source.isLive
         reading.enter()
         let reader = Thread { [self] in
@@ -184,8 +195,12 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
                         if workers.tryPush(job, to: lane) {
                             planner.analyzed(at: frame.position, job.plan)
                         } else {
-                            synchronizer.deliver(AnalyzedFrame(record: workers.droppedRecord(frame), frame: frame,
-                                                               shotBefore: shotBefore), index: frame.index)
+                            let searched = searchBusy && synchronizer.inFlight(before: frame.index) < busyBacklog
+                            let record = searched ? workers.skippedRecord(frame) : workers.droppedRecord(frame)
+                            // A searched frame is compared for cuts too (a track must not follow its object across one).
+                            let shot = searched && lane.shotImages ? try? ShotImage(frame) : nil
+                            synchronizer.deliver(AnalyzedFrame(record: record, frame: frame, shot: shot, shotBefore: shotBefore),
+                                                 index: frame.index)
                         }
                     } else {
                         guard workers.push(job, to: lane) else { return }

@@ -18,6 +18,12 @@ package final class AnalysisWorkers: @unchecked Sendable {
     private var lanes: [Lane] = []
     /// The lane the next free worker looks at first.
     private var turn = 0
+    /// Workers analyzing a frame now.
+    private var busy = 0
+    /// A frame each worker analyzes once, before its next job, and throws away (see `prepare`).
+    private var warmUps: [(frame: VideoFrame, plan: FramePlan)?]
+    private var warmedSizes: Set<[Int]> = []
+    private let warming = DispatchGroup()
     private var shutDown = false
     private let threads = DispatchGroup()
 
@@ -49,11 +55,21 @@ package final class AnalysisWorkers: @unchecked Sendable {
         // The workers parallelize over frames; OpenCV's own pool would only oversubscribe the cores.
         slv_set_num_threads(1)
         analyzers = try (0..<max(1, count)).map { _ in try FrameAnalyzer(faces: faces, codes: codes, workers: max(1, sharing)) }
+        warmUps = Array(repeating: nil, count: analyzers.count)
         for (i, analyzer) in analyzers.enumerated() {
             threads.enter()
             let worker = Thread { [self] in
                 defer { threads.leave() }
-                while let (job, lane) = take() { analyze(job, lane, with: analyzer) }
+                while let work = take(worker: i) {
+                    switch work {
+                    case .job(let job, let lane):
+                        analyze(job, lane, with: analyzer)
+                        condition.withLock { busy -= 1 }
+                    case .warmUp(let frame, let plan):
+                        _ = analyzer.analyze(frame, plan: plan)
+                        warming.leave()
+                    }
+                }
             }
             worker.name = "sightline.analyze.\(i)"
             worker.start()
@@ -62,15 +78,29 @@ package final class AnalysisWorkers: @unchecked Sendable {
 
     package var count: Int { analyzers.count }
 
-    /// The record of a frame that is not analyzed (a live source's frame that found the workers busy).
+    /// The record of a frame that is not analyzed (a live source's frame too late to be searched).
     package func droppedRecord(_ frame: VideoFrame) -> FrameRecord { analyzers[0].droppedRecord(frame) }
+    /// The record of a frame without full detection (a live source's frame that found the workers busy).
+    package func skippedRecord(_ frame: VideoFrame) -> FrameRecord { analyzers[0].skippedRecord(frame) }
 
-    /// Makes the networks for frames of this size ready, and waits for them. A live source does
-    /// this before its first frame: the first frame analyzed would otherwise hold every record
-    /// after it for the compilation's time.
-    package func prepare(width: Int, height: Int) {
+    /// Makes the networks for frames of this size ready, and waits for them; then, the first time
+    /// for this size, every worker analyzes a blank frame with `plan` (a detection frame's: its
+    /// tile too). A live source does this before its first frame: the first frames analyzed
+    /// would otherwise hold every record after them for the compilation's time, and then for
+    /// each network's first inference on each worker (its memory and kernels made: about 0.6 s).
+    package func prepare(width: Int, height: Int, plan: FramePlan) {
         analyzers[0].prepare(width: width, height: height)
         OpenVINORuntime.finishPreparations()
+        guard condition.withLock({ warmedSizes.insert([width, height]).inserted }),
+              let blank = try? MemoryFrameSource(width: width, height: height, frames: 1, draw: { _, _ in }).nextFrame() else { return }
+        condition.withLock {
+            for i in warmUps.indices {
+                warming.enter()
+                warmUps[i] = (blank, plan)
+            }
+            condition.broadcast()
+        }
+        warming.wait()
     }
 
     /// A new source's lane.
@@ -91,10 +121,13 @@ package final class AnalysisWorkers: @unchecked Sendable {
         }
     }
 
-    /// Queues a frame only if the lane has room now (a live source: otherwise it is dropped).
+    /// Queues a frame only if a worker is free to take it now, no frame of any lane waiting
+    /// before it (a live source: a frame that would wait is searched around the known objects
+    /// instead, or dropped; a record waiting for a worker is a record late).
     package func tryPush(_ job: Job, to lane: Lane) -> Bool {
         condition.withLock {
-            guard !lane.closed, lane.jobs.count < lane.capacity else { return false }
+            guard !lane.closed, lane.jobs.count < lane.capacity,
+                  busy + lanes.reduce(0, { $0 + $1.jobs.count }) < analyzers.count else { return false }
             lane.jobs.append(job)
             condition.broadcast()
             return true
@@ -122,10 +155,20 @@ package final class AnalysisWorkers: @unchecked Sendable {
         threads.wait()
     }
 
-    /// The next job, from the lanes in turn; nil once shut down with nothing left.
-    private func take() -> (Job, Lane)? {
+    private enum Work {
+        case job(Job, Lane)
+        case warmUp(VideoFrame, FramePlan)
+    }
+
+    /// Worker `worker`'s next work: its warm-up, else a job from the lanes in turn; nil once shut
+    /// down with nothing left.
+    private func take(worker: Int) -> Work? {
         condition.withLock {
             while true {
+                if let warmUp = warmUps[worker] {
+                    warmUps[worker] = nil
+                    return .warmUp(warmUp.frame, warmUp.plan)
+                }
                 lanes.removeAll { $0.closed && $0.jobs.isEmpty }
                 for step in 0..<lanes.count {
                     let i = (turn + step) % lanes.count
@@ -133,8 +176,9 @@ package final class AnalysisWorkers: @unchecked Sendable {
                     let lane = lanes[i]
                     turn = (i + 1) % lanes.count
                     let job = lane.jobs.removeFirst()
+                    busy += 1
                     condition.broadcast()   // room in the lane
-                    return (job, lane)
+                    return .job(job, lane)
                 }
                 if shutDown { return nil }
                 condition.wait()

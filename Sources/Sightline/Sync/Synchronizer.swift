@@ -44,6 +44,9 @@ package final class Synchronizer<Item>: @unchecked Sendable {
         return !cancelled
     }
 
+    /// Frames dispatched before frame `index` and not yet handed out.
+    package func inFlight(before index: Int) -> Int { condition.withLock { index - nextIndex } }
+
     /// The consumer stopped: release everyone waiting for room.
     package func cancel() {
         condition.lock()

@@ -47,12 +47,14 @@ public final class TrackingStage {
     /// tracks on the frames between). A record whose code status is `ok` had the full code search.
     /// `holdsFrames` false: every frame is handed on as soon as it is tracked (live, where a
     /// record is wanted now): a track then begins on the frame its object was found on.
+    /// `busyFrames`: frames may come without full detection off the schedule (a live source's
+    /// frames that found every worker busy), to be searched around the known objects.
     public init(tracker options: TrackerOptions, detectEvery: Int, lanes: Int = 1, faces: ResolvedFaceDetector,
-                codes: CodeReaderOptions, holdsFrames: Bool = true) throws {
+                codes: CodeReaderOptions, holdsFrames: Bool = true, busyFrames: Bool = false) throws {
         tracker = Tracker(options: options)
         self.detectEvery = detectEvery
         self.holdsFrames = holdsFrames
-        search = try RegionSearch(faces: faces, codes: codes, detectEvery: detectEvery, lanes: lanes)
+        search = try RegionSearch(faces: faces, codes: codes, detectEvery: detectEvery, lanes: lanes, busyFrames: busyFrames)
     }
 
     /// The tracking settings, as the stream record reports them.

@@ -63,8 +63,10 @@ final class NetworkCaptureTests: XCTestCase {
     /// timeline, the summary's counts, the QR code read on both sides, no track across.
     private func checkGap(_ lines: [[String: Any]], frames: [[String: Any]], at: Int, seconds: Double, lost: Int) throws {
         let before = frames.filter { ($0["index"] as? Int ?? 0) < at }, after = frames.filter { ($0["index"] as? Int ?? 0) >= at }
-        XCTAssertGreaterThanOrEqual(before.count, 45)
-        XCTAssertGreaterThanOrEqual(after.count, 30)
+        // Each sender sends 60 frames; those read while a stream is probed (up to about a second
+        // of them) are not kept.
+        XCTAssertGreaterThanOrEqual(before.count, 15)
+        XCTAssertGreaterThanOrEqual(after.count, 15)
         let t = frames.compactMap { ($0["t"] as? NSNumber)?.doubleValue }
         XCTAssertEqual(t.count, frames.count)
         XCTAssertTrue(zip(t, t.dropFirst()).allSatisfy { $0 < $1 }, "t not strictly increasing")

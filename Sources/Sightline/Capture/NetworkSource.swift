@@ -98,6 +98,7 @@ public final class NetworkSource: FrameSource {
         var options = SourceOptions()
         options.protocols = NetworkOptions.protocols
         options.interrupt = interrupt
+        options.discardsProbedPackets = true
         return try VideoFileSource(path: url, options: options)
     }
 

@@ -74,6 +74,9 @@ public struct SourceOptions: Sendable {
     public var protocols: String?
     /// Interrupts blocking reads and opens of a network stream (a stop, or no data in time).
     public var interrupt: IOInterrupt?
+    /// A live stream: the packets read while the stream is probed are not kept for decoding
+    /// (FFmpeg's `fflags nobuffer`); they would come at once after it, already late.
+    public var discardsProbedPackets = false
     /// Decoder threads; 0 lets libavcodec choose.
     public var decoderThreads = 0
     /// Keep the best audio stream's packets for copying into a rendered video (whole file only).
@@ -180,6 +183,7 @@ public final class VideoFileSource {
         }
 
         var dict: OpaquePointer?
+        if options.discardsProbedPackets { av_dict_set(&dict, "fflags", "nobuffer", 0) }
         if let protocols = options.protocols {
             av_dict_set(&dict, "protocol_whitelist", protocols, 0)
         } else if !options.allowNetwork {

@@ -12,6 +12,7 @@ private final class TestBroker {
     /// A CA that did not sign the broker's certificate.
     var otherCA: String { dir.appendingPathComponent("other-ca.pem").path }
     private var process: Process?
+    private var subscribers: [Process] = []
 
     init(in dir: URL) throws {
         self.dir = dir
@@ -79,7 +80,10 @@ private final class TestBroker {
         process.waitUntilExit()
     }
 
-    deinit { stop() }
+    deinit {
+        subscribers.forEach { $0.terminate() }
+        stop()
+    }
 
     private static func accepts(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -93,9 +97,11 @@ private final class TestBroker {
         }
     }
 
-    /// `mosquitto_sub` on `PREFIX/#` at QoS 1 with a session the broker keeps (it gets what was
-    /// published while it was away), writing "TOPIC PAYLOAD" lines to `output`.
-    func subscribe(_ topic: String, to output: URL) throws -> Process {
+    /// Starts `mosquitto_sub` on `topic` at QoS 1 with a session the broker keeps (it gets what
+    /// was published while it was away), writing "TOPIC PAYLOAD" lines to the file it returns. It
+    /// runs until this broker is released.
+    func subscribe(_ topic: String) throws -> URL {
+        let output = dir.appendingPathComponent("received.txt")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let sub = Process()
         sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
@@ -104,7 +110,8 @@ private final class TestBroker {
         sub.standardOutput = try FileHandle(forWritingTo: output)
         sub.standardError = FileHandle.nullDevice
         try sub.run()
-        return sub
+        subscribers.append(sub)
+        return output
     }
 }
 
@@ -157,9 +164,7 @@ final class PublishTests: XCTestCase {
     func testTwoCamerasReachTheBrokerByteForByteAcrossABrokerRestart() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let broker = try TestBroker(in: dir)
-        let received = dir.appendingPathComponent("received.txt")
-        let subscriber = try broker.subscribe("shop/#", to: received)
-        defer { subscriber.terminate() }
+        let received = try broker.subscribe("shop/#")
         usleep(300_000)
         let out = dir.appendingPathComponent("records")
         let stderrFile = dir.appendingPathComponent("stderr.txt")
@@ -284,9 +289,7 @@ final class PublishTests: XCTestCase {
     func testAKilledCaptureReadsOffline() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let broker = try TestBroker(in: dir)
-        let received = dir.appendingPathComponent("received.txt")
-        let subscriber = try broker.subscribe("shop/+/status", to: received)
-        defer { subscriber.terminate() }
+        let received = try broker.subscribe("shop/+/status")
         let capture = try startCapture([source, "-q", "-o", dir.appendingPathComponent("r.jsonl").path, "--faces", "off"],
                                        broker: broker, stderr: dir.appendingPathComponent("stderr.txt"))
         let send = try sender(source, seconds: 4)

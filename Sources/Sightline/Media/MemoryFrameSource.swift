@@ -49,6 +49,14 @@ public final class MemoryFrameSource: FrameSource {
     }
 }
 
+extension VideoFrame {
+    /// A black frame of this size (frame 0): what a network's first inference runs on, before a
+    /// live source's first frame.
+    package static func blank(width: Int, height: Int) -> VideoFrame? {
+        try? MemoryFrameSource(width: width, height: height, frames: 1, draw: { _, _ in }).nextFrame()
+    }
+}
+
 /// An 8-bit gray picture being drawn (a `MemoryFrameSource` frame's luma plane). Writes outside
 /// it are clipped.
 public struct GrayCanvas {

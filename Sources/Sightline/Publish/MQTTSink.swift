@@ -13,7 +13,7 @@ public enum PublishedFrames: String, CaseIterable, Sendable {
     case none
 }
 
-/// One camera's records, published through a shared `MQTTPublisher`:
+/// One camera's records, published through its `MQTTPublisher` (a connection per camera):
 /// - `PREFIX/NAME/stream`: the stream record, retained;
 /// - `PREFIX/NAME/frame`: frame records (`PublishedFrames`);
 /// - `PREFIX/NAME/event`: `event` records (a track begun, a code confirmed), and the track, cut,
@@ -23,17 +23,15 @@ public enum PublishedFrames: String, CaseIterable, Sendable {
 /// Payloads are the records' JSON Lines text, byte for byte, without the newline.
 public final class MQTTSink: FrameSink {
     private let publisher: MQTTPublisher
-    private let camera: String
     private let frames: PublishedFrames
     private let frameTopic: String, eventTopic: String
     /// Tracks whose first frame was published as an event, and code tracks confirmed.
     private var begun = Set<Int>(), confirmed = Set<Int>()
     /// This camera's messages the queue had no room for.
-    private var refused = 0
+    private var notPublished = 0
 
     public init(publisher: MQTTPublisher, camera: String, stream: StreamRecord, frames: PublishedFrames) {
         self.publisher = publisher
-        self.camera = camera
         self.frames = frames
         frameTopic = publisher.options.topic(camera, "frame")
         eventTopic = publisher.options.topic(camera, "event")
@@ -44,7 +42,7 @@ public final class MQTTSink: FrameSink {
     private static func payload(_ record: JSON) -> Data { Data(record.serialized().utf8) }
 
     private func send(_ topic: String, _ record: JSON) {
-        if !publisher.send(topic, Self.payload(record)) { refused += 1 }
+        if !publisher.send(topic, Self.payload(record)) { notPublished += 1 }
     }
 
     private func event(_ record: JSON) { send(eventTopic, record) }
@@ -70,7 +68,7 @@ public final class MQTTSink: FrameSink {
     /// Waits for the broker to take what waits (up to `BrokerOptions.drainSeconds`): what it did
     /// not, and what the queue had no room for, is `unpublished`.
     public func complete(_ summary: inout SummaryRecord) {
-        summary.unpublished = refused + publisher.drain()
+        summary.unpublished = notPublished + publisher.drain()
     }
 
     public func finish(_ summary: SummaryRecord) throws { event(summary.json) }

@@ -53,7 +53,7 @@ package final class RegionSearcher {
     /// made, a few hundred milliseconds) is done before a live source's first frame.
     package func warmUp() {
         let side = 2 * DNNFaceDetector.regionInputSide
-        guard let network, let blank = try? MemoryFrameSource(width: side, height: side, frames: 1, draw: { _, _ in }).nextFrame() else { return }
+        guard let network, let blank = VideoFrame.blank(width: side, height: side) else { return }
         _ = try? network.detect(blank, region: Box(x: 0, y: 0, w: Double(side), h: Double(side)))
     }
 

@@ -15,6 +15,11 @@ public enum BackpressurePolicy: Sendable {
     /// Live sources that must analyze every frame: up to `backlog` frames wait for analysis;
     /// past that, reading waits (and a camera driver drops frames instead).
     case queue(backlog: Int)
+
+    var dropsLateFrames: Bool {
+        if case .dropLateFrames = self { return true }
+        return false
+    }
 }
 
 /// Frames with what was found in them, in presentation order, pulled one at a time by `Run`:
@@ -165,8 +170,7 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     /// Starts the reading thread.
     private func start() {
         started = true
-        let dropLate: Bool
-        if case .dropLateFrames = policy { dropLate = true } else { dropLate = false }
+        let dropLate = policy.dropsLateFrames
         let (workers, lane, synchronizer, inFlight) = (self.workers, self.lane, self.synchronizer, self.inFlight)
         // A busy frame is searched while the frames before it still in flight are few: it waits
         // for them (records leave in order), so past that it would be late.

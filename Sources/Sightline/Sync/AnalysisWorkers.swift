@@ -92,7 +92,7 @@ package final class AnalysisWorkers: @unchecked Sendable {
         analyzers[0].prepare(width: width, height: height)
         OpenVINORuntime.finishPreparations()
         guard condition.withLock({ warmedSizes.insert([width, height]).inserted }),
-              let blank = try? MemoryFrameSource(width: width, height: height, frames: 1, draw: { _, _ in }).nextFrame() else { return }
+              let blank = VideoFrame.blank(width: width, height: height) else { return }
         condition.withLock {
             for i in warmUps.indices {
                 warming.enter()

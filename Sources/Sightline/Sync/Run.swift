@@ -48,19 +48,20 @@ public final class Run: @unchecked Sendable {
             let info = configuration.source.info
             schedule.tiles = faces.options.tileGrid(width: info.displayWidth, height: info.displayHeight)?.count ?? 0
             self.schedule = schedule
-            let busyFrames: Bool
-            if case .dropLateFrames = configuration.backpressure { busyFrames = true } else { busyFrames = false }
+            // A live frame that finds every worker busy is searched around the known objects, if
+            // there is a tracking stage to search it (see `BackpressurePolicy.dropLateFrames`).
+            let searchesBusyFrames = configuration.backpressure.dropsLateFrames && configuration.tracking != nil
             // Before the pipeline: a live source starts streaming when the pipeline is made, and
             // its region-search network is then being made ready too.
             trackingStage = try configuration.tracking.map {
                 try TrackingStage(tracker: $0, detectEvery: schedule.detectEvery, lanes: configuration.threads,
-                                  faces: faces, codes: codeOptions, holdsFrames: configuration.lookBack, busyFrames: busyFrames)
+                                  faces: faces, codes: codeOptions, holdsFrames: configuration.lookBack, busyFrames: searchesBusyFrames)
             }
             frames = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
                                           threads: configuration.threads, schedule: schedule,
                                           policy: configuration.backpressure, shotImages: configuration.cuts != nil,
                                           oneWorkerPerStream: configuration.oneWorkerPerStream,
-                                          shared: configuration.sharedWorkers, searchesBusyFrames: configuration.tracking != nil)
+                                          shared: configuration.sharedWorkers, searchesBusyFrames: searchesBusyFrames)
         case .replay(let recorded):
             faces = nil
             codes = nil

@@ -169,6 +169,13 @@ class Crowd:
         self.people, self.pole_paths = people, poles
         self.crops = faces(faces_dir)
         self.bg = background(w, h)
+        self.patches = {}   # (crop, height, width) -> the scaled crop: each person keeps one size
+
+    def patch(self, src, ch, cw):
+        key = (src, ch, cw)
+        if key not in self.patches:
+            self.patches[key] = resize(self.crops[src][0], (ch, cw), anti_aliasing=True, preserve_range=True)
+        return self.patches[key]
 
     def layout(self, i):
         """Each person's pasted crop (x, y, w, h) and face box in frame pixels, in drawing order."""
@@ -199,7 +206,7 @@ class Crowd:
         layout = self.layout(i)
         on_top = np.zeros((self.h, self.w), np.int32)   # which face (drawing order) shows at each pixel
         for order, (_, src, dark, (px, py, cw, ch), _) in enumerate(layout, start=1):
-            patch = resize(self.crops[src][0], (ch, cw), anti_aliasing=True, preserve_range=True)
+            patch = self.patch(src, ch, cw)
             x0, y0, x1, y1 = max(0, px), max(0, py), min(self.w, px + cw), min(self.h, py + ch)
             if x1 > x0 and y1 > y0:
                 p = patch[y0 - py:y1 - py, x0 - px:x1 - px]

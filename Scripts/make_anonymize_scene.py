@@ -34,14 +34,25 @@ def crops(faces_dir):
     return [c.astype(np.float32) for c in out]
 
 
+PATCHES = {}  # (crop, height, width, blur) -> the scaled crop: most faces keep one size
+
+
+def scaled(img, h, w, blur):
+    key = (id(img), h, w, blur)
+    if key not in PATCHES:
+        patch = resize(img, (h, w), anti_aliasing=True, preserve_range=True)
+        if blur > 1:  # horizontal motion blur: mean over `blur` pixels
+            k = np.ones(blur, np.float32) / blur
+            patch = np.apply_along_axis(lambda row: np.convolve(row, k, mode="same"), 1, patch)
+        PATCHES[key] = patch
+    return PATCHES[key]
+
+
 def paste(frame, img, cx, cy, w, h, squeeze=1.0, blur=0):
     """`img` scaled to w x h (width times `squeeze`) centred at (cx, cy), clipped to the frame."""
     w = max(4, int(w * squeeze))
     h = max(4, int(h))
-    patch = resize(img, (h, w), anti_aliasing=True, preserve_range=True)
-    if blur > 1:  # horizontal motion blur: mean over `blur` pixels
-        k = np.ones(blur, np.float32) / blur
-        patch = np.apply_along_axis(lambda row: np.convolve(row, k, mode="same"), 1, patch)
+    patch = scaled(img, h, w, blur)
     x0, y0 = int(cx - w / 2), int(cy - h / 2)
     fx0, fy0, fx1, fy1 = max(0, x0), max(0, y0), min(W, x0 + w), min(H, y0 + h)
     if fx1 <= fx0 or fy1 <= fy0:

@@ -27,7 +27,10 @@ struct Capture: ParsableCommand {
             of --device (other schemes are refused; analyze never opens network URLs). When the \
             stream drops it is opened again with back-off (0.25 s doubling to 4 s; given up after \
             60 s without frames: exit 2); a discontinuity record marks each reconnection and the \
-            frames missed are counted as lost_frames. No stream within 5 s at the start: exit 66.
+            frames missed are counted as lost_frames. No stream within 5 s at the start: exit 66. \
+            The stream is read from the moment it is opened, but the first record is the newest \
+            frame when the capture is ready (the networks made ready, every camera opened): the \
+            frames before are counted as frames_before_start, not analyzed.
 
             Several cameras in one process: --camera NAME=SOURCE for each (SOURCE a /dev/videoN or \
             a network URL). They share one set of analysis threads, which take their frames in \

@@ -1,4 +1,5 @@
 import Foundation
+@testable import Sightline
 import XCTest
 
 /// `sightline capture` of a network stream, against a real sender on the loopback interface:
@@ -9,10 +10,34 @@ final class NetworkCaptureTests: XCTestCase {
 
     /// ffmpeg sending `seconds` of the sample from `start` at its real rate (waits until done).
     private func send(from start: Double, seconds: Double) throws {
-        let run = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-ss", String(start), "-t", String(seconds),
-                                                    "-i", Fixtures.sample, "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
-                                                    "-g", "15", "-threads", "1", "-f", "mpegts", url + "?pkt_size=1316"])
+        let run = try runProcess("/usr/bin/ffmpeg", senderArguments(from: start, seconds: seconds))
         XCTAssertEqual(run.status, 0, run.stderr)
+    }
+
+    private func senderArguments(from start: Double, seconds: Double) -> [String] {
+        ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-ss", String(start), "-t", String(seconds),
+         "-i", Fixtures.sample, "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+         "-g", "15", "-threads", "1", "-f", "mpegts", url + "?pkt_size=1316"]
+    }
+
+    /// The frames a stream sends before the run asks for its first (while the networks are made
+    /// ready) are read and passed over, not handed on later as a burst already late: they are
+    /// counted, the first frame is the newest read, and the next ones follow it without a gap.
+    func testFramesBeforeTheStartArePassedOverNotQueued() throws {
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        sender.arguments = senderArguments(from: 0, seconds: 6)
+        try sender.run()
+        defer { sender.terminate(); sender.waitUntilExit() }
+        let source = try NetworkSource(options: NetworkOptions(url: url, maxFrames: 10))
+        usleep(1_500_000)   // the stream goes on meanwhile: about 45 frames
+        var frames: [VideoFrame] = []
+        while let frame = try source.nextFrame() { frames.append(frame) }
+        XCTAssertEqual(frames.map(\.index), Array(0..<10))
+        XCTAssertGreaterThanOrEqual(source.framesBeforeStart, 20)
+        // 30 frames a second on the MPEG-TS clock (90 kHz): 3000 ticks apart, none missing.
+        XCTAssertEqual(zip(frames, frames.dropFirst()).map { $1.pts - $0.pts }, Array(repeating: 3000, count: 9))
+        XCTAssertEqual(source.lostFrames, 0)
     }
 
     /// The sender stops for 2.5 s and starts again (a new clock). Capture goes on: records before

@@ -36,13 +36,18 @@ public struct NetworkOptions: Sendable {
 
 /// Frames of a network stream (an IP camera over RTSP or SRT, MPEG-TS over UDP) through
 /// libavformat, read as a live source: the run never waits for analysis (late frames are
-/// dropped from analysis as with a V4L2 camera). When the stream drops (no data for `timeout`
+/// dropped from analysis as with a V4L2 camera). Until the run asks for its first frame (the
+/// networks are being made ready, other cameras opened), the stream is read and decoded on a
+/// thread of its own and only its newest frame kept: the frames before are counted in
+/// `framesBeforeStart`, not handed to analysis as a burst already late. When the stream drops (no data for `timeout`
 /// seconds, an error, its end), it is opened again with back-off; the frames of the new
 /// connection go on on the same timeline after the wall-clock time without frames, a
 /// discontinuity record (`reconnect`) marks the place, and the frames the stream's rate would
 /// have given in between are counted as lost. A sender that restarts without the connection
 /// dropping (UDP) shows as a clock jump, and the time lost is counted the same way.
-public final class NetworkSource: FrameSource {
+// @unchecked Sendable: its reading state is used by one thread at a time, the read-ahead thread
+// until the first `nextFrame` (which waits for it to stop), then the run's reading thread.
+public final class NetworkSource: FrameSource, @unchecked Sendable {
     public let info: VideoStreamInfo
     /// What every connection met; a connection's own end (the stream dropped, or a stop) is not
     /// a read error: only giving up is.
@@ -53,6 +58,7 @@ public final class NetworkSource: FrameSource {
     }
     public var isLive: Bool { true }
     public var lostFrames: Int { lost.load(ordering: .relaxed) }
+    public var framesBeforeStart: Int { beforeStart.withLock { $0.skipped } }
     /// Times the stream was opened again.
     public var reconnections: Int { reconnected.load(ordering: .relaxed) }
     /// Called (on the reading thread) when the stream drops and when it is back.
@@ -74,6 +80,18 @@ public final class NetworkSource: FrameSource {
     private var delivered = 0
     /// Set when the stream dropped: the next frame carries the reconnection.
     private var droppedAt: Double?
+    /// What the reading before the start left: its newest frame, how many frames it passed
+    /// over, and how it ended (the stream's end, an error). Read once the thread has stopped.
+    private struct BeforeStart {
+        var newest: VideoFrame?
+        var skipped = 0
+        var ended = false
+        var error: Error?
+    }
+    private let beforeStart = Mutex(BeforeStart())
+    private let starting = Atomic(false)
+    private let readingBeforeStart = DispatchGroup()
+    private var started = false
 
     /// No stream to read at the start fails as a missing input (`inputUnreadable`), whatever
     /// FFmpeg made of the little it got.
@@ -92,6 +110,35 @@ public final class NetworkSource: FrameSource {
         timeBase = AVRational(num: Int32(info.timeBase.num), den: Int32(info.timeBase.den))
         let rate = info.frameRate
         frameTicks = rate.num > 0 && rate.den > 0 ? max(1, av_rescale_q(1, AVRational(num: Int32(rate.den), den: Int32(rate.num)), timeBase)) : 1
+        readBeforeStart()
+    }
+
+    /// Reads the stream until the first `nextFrame`, keeping only the newest frame. Stops on its
+    /// own when the stream drops: the first `nextFrame` opens it again, as later on.
+    private func readBeforeStart() {
+        readingBeforeStart.enter()
+        let thread = Thread { [weak self] in
+            defer { self?.readingBeforeStart.leave() }
+            while let self, !self.starting.load(ordering: .acquiring) {
+                do {
+                    guard let frame = try self.readFrame(reconnecting: false) else {
+                        // Dropped (no input left) or ended: the first `nextFrame` sees which.
+                        let ended = self.input != nil
+                        self.beforeStart.withLock { $0.ended = ended }
+                        return
+                    }
+                    self.beforeStart.withLock { early in
+                        if early.newest != nil { early.skipped += 1 }
+                        early.newest = frame
+                    }
+                } catch {
+                    self.beforeStart.withLock { $0.error = error }
+                    return
+                }
+            }
+        }
+        thread.name = "sightline.read-ahead"
+        thread.start()
     }
 
     private static func open(_ url: String, interrupt: IOInterrupt) throws -> VideoFileSource {
@@ -106,10 +153,31 @@ public final class NetworkSource: FrameSource {
     public func interruptReading() { interrupt.stop() }
 
     public func nextFrame() throws -> VideoFrame? {
+        if !started {
+            started = true
+            starting.store(true, ordering: .releasing)
+            readingBeforeStart.wait()
+            let early = beforeStart.withLock { $0 }
+            if let error = early.error { throw error }
+            if early.ended { return nil }
+            if let first = early.newest {
+                beforeStart.withLock { $0.newest = nil }
+                delivered += 1
+                return first
+            }
+        }
+        let frame = try readFrame(reconnecting: true)
+        if frame != nil { delivered += 1 }
+        return frame
+    }
+
+    /// The next frame on the run's timeline (index: the frames delivered so far); nil at the
+    /// end, or when the stream dropped and `reconnecting` is false.
+    private func readFrame(reconnecting: Bool) throws -> VideoFrame? {
         while !interrupt.isStopped {
             if let limit = options.maxFrames, delivered >= limit { return nil }
             guard let input else {
-                guard try reconnect() else { return nil }
+                guard reconnecting, try reconnect() else { return nil }
                 continue
             }
             guard let frame = try input.nextFrame() else {
@@ -157,7 +225,6 @@ public final class NetworkSource: FrameSource {
             if let limit = options.maxSeconds, seconds >= limit { return nil }
             let out = try frame.retimed(index: delivered, pts: pts, seconds: seconds)
             out.discontinuity = discontinuity
-            delivered += 1
             return out
         }
         return nil

@@ -91,11 +91,13 @@ public struct SummaryRecord: Sendable {
     public var analyzerErrors = 0
     public var damage = DecodeDamage()
     public var interrupted = false
-    /// Live capture only: frame records with a `dropped` status, and frames the camera driver
-    /// dropped before they could be read (no record).
+    /// Live capture only: frame records with a `dropped` status, frames the camera driver
+    /// dropped before they could be read, and frames a network stream sent before the capture
+    /// was ready (the last two have no record).
     public var live = false
     public var droppedFrames = 0
     public var lostFrames = 0
+    public var framesBeforeStart = 0
     /// Discontinuity records written (clock jumps, size changes, reconnections).
     public var discontinuities = 0
     /// Live capture only: how late the frame records were (arrival to written or published).

@@ -13,6 +13,9 @@ public protocol FrameSource: AnyObject {
     /// driver dropped before they could be read (`lostFrames`).
     var isLive: Bool { get }
     var lostFrames: Int { get }
+    /// Frames a live source passed over before the run asked for its first (a network stream
+    /// read while the networks were made ready): not analyzed, and not late either.
+    var framesBeforeStart: Int { get }
     /// The frame just before the first one delivered, when reading began later in the stream
     /// (read after the first `nextFrame`); nil otherwise.
     var frameBeforeStart: VideoFrame? { get }
@@ -27,6 +30,7 @@ public protocol FrameSource: AnyObject {
 extension FrameSource {
     public var isLive: Bool { false }
     public var lostFrames: Int { 0 }
+    public var framesBeforeStart: Int { 0 }
     public var frameBeforeStart: VideoFrame? { nil }
     public func interruptReading() {}
     public func start() throws {}

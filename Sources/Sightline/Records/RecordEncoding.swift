@@ -312,7 +312,8 @@ extension SummaryRecord {
             ("interrupted", .bool(interrupted)),
         ]
         if live {
-            members += [("dropped_frames", .int(Int64(droppedFrames))), ("lost_frames", .int(Int64(lostFrames)))]
+            members += [("dropped_frames", .int(Int64(droppedFrames))), ("lost_frames", .int(Int64(lostFrames))),
+                        ("frames_before_start", .int(Int64(framesBeforeStart)))]
         }
         if discontinuities > 0 { members.append(("discontinuities", .int(Int64(discontinuities)))) }
         if let latency {
@@ -344,6 +345,7 @@ extension SummaryRecord {
         live = o["dropped_frames"] != nil || o["lost_frames"] != nil
         droppedFrames = count("dropped_frames")
         lostFrames = count("lost_frames")
+        framesBeforeStart = count("frames_before_start")
         discontinuities = count("discontinuities")
         outputErrors = o["output_errors"] as? [String] ?? []
         wallSeconds = (o["wall_seconds"] as? NSNumber)?.doubleValue
@@ -359,6 +361,7 @@ extension SummaryRecord {
         if other.interrupted { interrupted = true }
         if other.live { live = true }
         lostFrames += other.lostFrames
+        framesBeforeStart += other.framesBeforeStart
         outputErrors += other.outputErrors
         // The runs' wall times added up: the analysis time the merged timeline took.
         if let seconds = other.wallSeconds { wallSeconds = (wallSeconds ?? 0) + seconds }

@@ -162,6 +162,7 @@ public final class Run: @unchecked Sendable {
             && !(configuration.frameLimit.map { count >= $0 } ?? false)
         summary.live = configuration.source.isLive
         summary.lostFrames = configuration.source.lostFrames
+        summary.framesBeforeStart = configuration.source.framesBeforeStart
         if summary.live { summary.latency = delivery.latency }
         if configuration.timing {
             let elapsed = (ContinuousClock.now - started).components

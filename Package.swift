@@ -44,29 +44,39 @@ let package = Package(
         // The bottom layer, held below every other by the compiler: the values a run produces
         // (geometry, observations, frame, track, cut and summary records, the per-frame plan).
         .target(name: "SightlineFrames", path: "Sources/Sightline/Frames"),
+        // The record format, on the frame values only: JSON Lines encoding and writing (json-c),
+        // reading records back, the stream record's fields. What reads records (audit, export,
+        // report, shards, people) needs nothing else from a run.
+        .target(name: "SightlineRecords", dependencies: ["SightlineFrames", "CJSONC"], path: "Sources/Sightline/Records"),
         // Above it, the one layer that talks to FFmpeg's decoders and V4L2: frame sources (files,
         // cameras, network streams) and the decoded frame with its planes and scaler.
         .target(name: "SightlineMedia", dependencies: ["SightlineFrames", "CFFmpeg", "CV4L2", "CVision"],
                 path: "Sources/Sightline", sources: ["Media", "Capture"]),
         // The analysis: inference runtimes and models, detectors, region search, tracker,
-        // identities, cuts, the run itself and the record format it writes.
+        // identities, cuts, the run itself and its sinks (the records file among them).
         .target(name: "SightlineAnalysis",
-                dependencies: ["SightlineFrames", "SightlineMedia", "CFFmpeg", "CZBar", "CJSONC", "CCurl", "CZXing", "CZXingText",
+                dependencies: ["SightlineFrames", "SightlineRecords", "SightlineMedia", "CFFmpeg", "CZBar", "CJSONC", "CCurl", "CZXing", "CZXingText",
                                "COpenVINO", "CVision"],
                 path: "Sources/Sightline",
-                sources: ["AtomicFile.swift", "ParallelLanes.swift", "Version.swift", "Inference", "Models", "Cuts", "Detection",
-                          "Tracking", "Search", "Identity", "Sync", "Records"]),
-        // The tools on top of it: render, anonymize, audit, export, report, shards, people, scan,
-        // and publishing to a broker.
+                sources: ["ParallelLanes.swift", "Version.swift", "Inference", "Models", "Cuts", "Detection",
+                          "Tracking", "Search", "Identity", "Sync"]),
+        // The tools that read records and nothing else: audit and diff against truth or another
+        // run, export to other formats, the report page.
+        .target(name: "SightlineRecordTools", dependencies: ["SightlineFrames", "SightlineRecords"],
+                path: "Sources/Sightline", sources: ["Audit", "Export", "Report"]),
+        // The tools on top of the run: render, anonymize, scan, publishing to a broker, and
+        // shards and people (merging shards and linking people across files run the analysis's
+        // identity clustering and track joining again).
         .target(name: "Sightline",
-                dependencies: ["SightlineFrames", "SightlineMedia", "SightlineAnalysis", "CFFmpeg", "CVision", "CMosquitto"],
-                exclude: ["Frames", "Media", "Capture", "AtomicFile.swift", "ParallelLanes.swift", "Version.swift", "Inference",
-                          "Models", "Cuts", "Detection", "Tracking", "Search", "Identity", "Sync", "Records"]),
+                dependencies: ["SightlineFrames", "SightlineRecords", "SightlineMedia", "SightlineAnalysis", "SightlineRecordTools",
+                               "CFFmpeg", "CVision", "CMosquitto"],
+                exclude: ["Frames", "Media", "Capture", "ParallelLanes.swift", "Version.swift", "Inference",
+                          "Models", "Cuts", "Detection", "Tracking", "Search", "Identity", "Sync", "Records", "Audit", "Export", "Report"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "SightlineMedia", "SightlineAnalysis", "sightline"]),
+        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "SightlineRecords", "SightlineRecordTools", "SightlineMedia", "SightlineAnalysis", "sightline"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -91,3 +91,10 @@ struct Report: ParsableCommand {
         if let damage, let video { throw SightlineError.inputDamaged(path: video, reason: "\(damage) (\(collector.frames) frames read)") }
     }
 }
+
+/// As the sink of a replay run (--video), the collector takes the frames and tracks as they come.
+extension ReportCollector: FrameSink {
+    public func frame(_ record: FrameRecord, picture: VideoFrame?) throws { add(record) }
+    public func tracksEnded(_ tracks: [TrackRecord]) throws { tracks.forEach(add) }
+    public func finish(_ summary: SummaryRecord) throws { finish() }
+}

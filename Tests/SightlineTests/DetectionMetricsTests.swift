@@ -1,5 +1,6 @@
 import XCTest
 @testable import Sightline
+@testable import SightlineRecordTools
 
 /// Detection counts, precision/recall/F1 and average precision on boxes worked out by hand.
 final class DetectionMetricsTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Sightline
+@testable import SightlineRecordTools
 
 /// A Python package the test needs, or a skip when it is not installed: `Scripts/install-deps.sh
 /// --tests` installs them, and with CI=true a missing package fails the test instead.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Sightline
+@testable import SightlineRecordTools
 
 /// CLEAR MOT and identity metrics on published and hand-made examples.
 final class TrackingMetricsTests: XCTestCase {

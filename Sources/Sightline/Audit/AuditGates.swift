@@ -1,5 +1,5 @@
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// Thresholds that make an audit fail, so it can run as a check in a pipeline.
 ///

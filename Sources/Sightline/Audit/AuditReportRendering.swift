@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// Ratios are written with 4 decimals, seconds with 6; an undefined ratio is null (JSON) or n/a (table).
 private func ratioJSON(_ value: Double?) -> JSON { value.map { .fixed($0, digits: 4) } ?? .null }

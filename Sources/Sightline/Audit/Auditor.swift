@@ -1,5 +1,5 @@
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// The kinds of object an audit covers.
 public enum AuditKind: String, CaseIterable, Sendable {

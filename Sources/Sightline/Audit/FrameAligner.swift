@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// How the frames of two record files are paired.
 public enum FrameMatching: String, CaseIterable, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// MOTChallenge text, the format of the MOT benchmarks' ground truth and tracker results: one line per
 /// box, comma-separated,

@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 private func int(_ value: Int) -> JSON { .int(Int64(value)) }
 

@@ -1,5 +1,5 @@
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// A face or a code, as one side of a difference.
 public enum DiffItem: Sendable, Equatable {

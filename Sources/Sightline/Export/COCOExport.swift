@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// COCO JSON for a video, in the layout video-aware COCO readers share (COCO-VID, TAO): one `videos`
 /// entry; one image per frame record with its `frame_id` (the frame's index in the stream) and

@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// CVAT for video 1.1 XML (the "CVAT for video" export and import format of CVAT): the task's meta
 /// (size, frames, labels, original size) and one `<track>` per Sightline track with a `<box>` per

@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// The annotation formats `sightline export` writes.
 public enum ExportFormat: String, CaseIterable, Sendable {

@@ -3,34 +3,6 @@ import Foundation
 import SightlineFrames
 import SightlineMedia
 
-/// A face's 128-number SFace embedding, L2-normalized: two faces of one person have a cosine
-/// similarity of 0.363 or more (OpenCV's threshold for SFace).
-public struct FaceEmbedding: Sendable, Equatable {
-    public private(set) var values: [Float]
-
-    /// `values` scaled to unit length (nil when they are all zero).
-    public init?(_ values: [Float]) {
-        let norm = values.reduce(0) { $0 + Double($1) * Double($1) }.squareRoot()
-        guard norm > 0 else { return nil }
-        self.values = values.map { Float(Double($0) / norm) }
-    }
-
-    /// Values of unit length kept exactly as they are (an embedding read back from a record).
-    public init(normalized values: [Float]) { self.values = values }
-
-    public func cosine(_ other: FaceEmbedding) -> Double {
-        zip(values, other.values).reduce(0) { $0 + Double($1.0) * Double($1.1) }
-    }
-
-    /// The normalized mean of several embeddings (a track's or a person's).
-    public static func mean(_ embeddings: [FaceEmbedding]) -> FaceEmbedding? {
-        guard let first = embeddings.first else { return nil }
-        var sum = [Float](repeating: 0, count: first.values.count)
-        for e in embeddings { for i in sum.indices { sum[i] += e.values[i] } }
-        return FaceEmbedding(sum)
-    }
-}
-
 /// A face aligned for SFace by its five landmarks: 112×112, planar R, G, B bytes. Small (37 KB),
 /// so a run can keep a face and embed it only when a link needs it (`IdentityClustering`).
 public struct AlignedFace: Sendable {

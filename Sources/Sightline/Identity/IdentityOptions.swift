@@ -1,4 +1,5 @@
 import SightlineFrames
+import SightlineRecords
 
 /// Face identity settings: which model, when two tracks are one person, what is written.
 public struct IdentityOptions: Sendable {
@@ -34,23 +35,27 @@ public struct IdentityOptions: Sendable {
     }
 }
 
-/// The `identity` record: one person, as the face tracks linked by their embeddings. Written at
-/// the end of the run, after the track records.
-public struct IdentityRecord: Sendable {
-    public var id: Int
-    /// Face track ids, in order.
-    public var tracks: [Int]
-    public var firstFrame: Int
-    public var lastFrame: Int
-    public var firstT: Double
-    public var lastT: Double
-    /// Frames in which one of the tracks is (tracks of one person never share a frame).
-    public var frames: Int
-    /// Seconds on screen: those frames' durations added up.
-    public var seconds: Double
-    /// The face with the highest detection score among the embedded ones.
-    public var bestFrame: Int
-    public var bestBox: Box
-    /// The mean embedding, only when asked for.
-    public var embedding: FaceEmbedding?
+extension IdentityOptions {
+    /// The identity settings a stream record reports (`analyzers.identities`); nil when
+    /// identities were off.
+    package init?(streamRecord o: [String: Any]) throws {
+        guard let i = (o["analyzers"] as? [String: Any])?["identities"] as? [String: Any] else { return nil }
+        guard let threshold = recordNumber(i["threshold"]), let minFace = recordNumber(i["min_face"]), let samples = recordInteger(i["samples"]),
+              let spacing = recordInteger(i["spacing"]), let window = recordInteger(i["window"]), let tries = recordInteger(i["tries"]),
+              let embeddings = i["embeddings"] as? Bool else {
+            throw RecordShapeError("analyzers.identities without threshold, min_face, samples, spacing, window, tries and embeddings (written by an earlier sightline?)")
+        }
+        self.init(writeEmbeddings: embeddings)
+        self.threshold = threshold
+        self.minFace = minFace
+        self.samples = samples
+        self.spacing = spacing
+        self.window = window
+        self.tries = tries
+    }
+}
+
+extension StreamHeader {
+    /// The identity settings the run used (`analyzers.identities`); nil when identities were off.
+    public func identities() throws -> IdentityOptions? { try IdentityOptions(streamRecord: fields.object) }
 }

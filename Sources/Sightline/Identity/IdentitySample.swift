@@ -1,24 +1,6 @@
 import SightlineFrames
 
-/// One embedded face of a track: what linking uses, and what a shard run writes (`sample`
-/// records) so that `merge` links the shards' tracks as the whole run does.
-public struct IdentitySample: Sendable, Equatable {
-    public var track: Int
-    /// The frame's index (its position in the stream).
-    public var frame: Int
-    /// The face's detection score, unrounded (samples are ranked by it).
-    public var score: Double
-    public var box: Box
-    public var embedding: FaceEmbedding
-
-    public init(track: Int, frame: Int, score: Double, box: Box, embedding: FaceEmbedding) {
-        self.track = track
-        self.frame = frame
-        self.score = score
-        self.box = box
-        self.embedding = embedding
-    }
-
+extension IdentitySample {
     /// The sample as linking takes it.
     package var link: LinkSample { LinkSample(track: track, frame: frame, score: score, box: box, face: .embedded(embedding)) }
 }

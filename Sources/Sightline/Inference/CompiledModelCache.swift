@@ -1,5 +1,6 @@
 import Foundation
 import SightlineFrames
+import SightlineRecords
 
 /// Known networks kept compiled between runs, in `$XDG_CACHE_HOME/sightline/compiled` (default
 /// `~/.cache/sightline/compiled`). Reading, reshaping and compiling CenterFace for the CPU takes

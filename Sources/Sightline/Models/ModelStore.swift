@@ -1,6 +1,7 @@
 import Foundation
-import Synchronization
 import SightlineFrames
+import SightlineRecords
+import Synchronization
 
 /// A model file chosen for a run: where it is and the SHA-256 of its contents.
 public struct ModelFile: Sendable, Equatable {

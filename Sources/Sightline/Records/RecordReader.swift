@@ -299,28 +299,8 @@ extension IdentitySample {
         guard let values = o["embedding"] as? [NSNumber], values.count == 128 else {
             throw RecordShapeError("sample record without an embedding of 128 numbers")
         }
-        self.init(track: track, frame: frame, score: score, box: try SightlineAnalysis.box(o["box"]),
+        self.init(track: track, frame: frame, score: score, box: try SightlineRecords.box(o["box"]),
                   embedding: FaceEmbedding(normalized: values.map { Float($0.doubleValue) }))
-    }
-}
-
-extension IdentityOptions {
-    /// The identity settings a stream record reports (`analyzers.identities`); nil when
-    /// identities were off.
-    package init?(streamRecord o: [String: Any]) throws {
-        guard let i = (o["analyzers"] as? [String: Any])?["identities"] as? [String: Any] else { return nil }
-        guard let threshold = number(i["threshold"]), let minFace = number(i["min_face"]), let samples = integer(i["samples"]),
-              let spacing = integer(i["spacing"]), let window = integer(i["window"]), let tries = integer(i["tries"]),
-              let embeddings = i["embeddings"] as? Bool else {
-            throw RecordShapeError("analyzers.identities without threshold, min_face, samples, spacing, window, tries and embeddings (written by an earlier sightline?)")
-        }
-        self.init(writeEmbeddings: embeddings)
-        self.threshold = threshold
-        self.minFace = minFace
-        self.samples = samples
-        self.spacing = spacing
-        self.window = window
-        self.tries = tries
     }
 }
 

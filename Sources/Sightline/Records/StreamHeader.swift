@@ -61,9 +61,6 @@ public struct StreamHeader {
         return frames.isFinite && frames > 0 ? Int(min(frames.rounded(.up), 1e12)) : 0
     }
 
-    /// The identity settings the run used (`analyzers.identities`); nil when identities were off.
-    public func identities() throws -> IdentityOptions? { try IdentityOptions(streamRecord: fields.object) }
-
     private static func rational(_ pair: [Int]?) -> (num: Int, den: Int)? {
         guard let pair, pair.count == 2 else { return nil }
         return (pair[0], pair[1])

@@ -1,7 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
-import SightlineMedia
+import SightlineRecords
 
 /// Gathers what the report page shows from a run's records as they stream by, one frame at a time,
 /// so memory grows with the number of tracks and bins, never with the number of frames.
@@ -200,11 +199,4 @@ public final class ReportCollector {
         }
         o.bin = -1
     }
-}
-
-/// As a run's sink, the collector takes the frames and tracks as they come.
-extension ReportCollector: FrameSink {
-    public func frame(_ record: FrameRecord, picture: VideoFrame?) throws { add(record) }
-    public func tracksEnded(_ tracks: [TrackRecord]) throws { tracks.forEach(add) }
-    public func finish(_ summary: SummaryRecord) throws { finish() }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// The report file, written under a temporary name beside it and renamed when complete (see
 /// `AtomicFile`), so a failed or interrupted run never leaves half a page at the path asked for.

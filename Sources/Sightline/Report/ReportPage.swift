@@ -1,6 +1,6 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// The report: one HTML file with its own style, script and data (JSON in a script element),
 /// thumbnails as PNG data URIs. Nothing is loaded from anywhere else; the page's Content Security

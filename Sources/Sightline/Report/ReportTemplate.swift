@@ -1,5 +1,5 @@
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
 
 /// The report page's markup, style and script, written for this project (no libraries, fonts or
 /// anything fetched). The script reads the JSON in `#report-data` and draws the page from it.

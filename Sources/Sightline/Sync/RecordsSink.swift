@@ -1,5 +1,6 @@
 import SightlineFrames
 import SightlineMedia
+import SightlineRecords
 
 /// The JSON Lines output of a run: the stream record first, a frame record per frame (warm-up
 /// frames as `warmup` records), track records as tracks end, the summary last.

@@ -1,5 +1,6 @@
 import SightlineFrames
 import SightlineMedia
+import SightlineRecords
 
 extension CameraDescription {
     /// The camera as `sightline devices --json` prints it.

@@ -1,6 +1,7 @@
 import Foundation
 import SightlineFrames
 import SightlineMedia
+import SightlineRecords
 
 /// The records of an earlier run, handed out frame by frame while the same video is decoded
 /// again (`render`, `snapshot --records`). Records that belong to another video are refused:

@@ -45,38 +45,41 @@ let package = Package(
         // (geometry, observations, frame, track, cut and summary records, the per-frame plan).
         .target(name: "SightlineFrames", path: "Sources/Sightline/Frames"),
         // The record format, on the frame values only: JSON Lines encoding and writing (json-c),
-        // reading records back, the stream record's fields. What reads records (audit, export,
-        // report, shards, people) needs nothing else from a run.
+        // reading records back, the stream record's fields.
         .target(name: "SightlineRecords", dependencies: ["SightlineFrames", "CJSONC"], path: "Sources/Sightline/Records"),
-        // Above it, the one layer that talks to FFmpeg's decoders and V4L2: frame sources (files,
+        // Track ids and identities on the values alone, no model: the tracker, the track book,
+        // code confirmation, and identity clustering of embedded faces (what `merge` runs again).
+        .target(name: "SightlineTracking", dependencies: ["SightlineFrames", "SightlineRecords"],
+                path: "Sources/Sightline", sources: ["Tracking", "Linking"]),
+        // On the frame values, the one layer that talks to FFmpeg's decoders and V4L2: frame sources (files,
         // cameras, network streams) and the decoded frame with its planes and scaler.
         .target(name: "SightlineMedia", dependencies: ["SightlineFrames", "CFFmpeg", "CV4L2", "CVision"],
                 path: "Sources/Sightline", sources: ["Media", "Capture"]),
         // The analysis: inference runtimes and models, detectors, region search, tracker,
         // identities, cuts, the run itself and its sinks (the records file among them).
         .target(name: "SightlineAnalysis",
-                dependencies: ["SightlineFrames", "SightlineRecords", "SightlineMedia", "CFFmpeg", "CZBar", "CJSONC", "CCurl", "CZXing", "CZXingText",
+                dependencies: ["SightlineFrames", "SightlineRecords", "SightlineTracking", "SightlineMedia", "CFFmpeg", "CZBar", "CJSONC", "CCurl", "CZXing", "CZXingText",
                                "COpenVINO", "CVision"],
                 path: "Sources/Sightline",
                 sources: ["ParallelLanes.swift", "Version.swift", "Inference", "Models", "Cuts", "Detection",
-                          "Tracking", "Search", "Identity", "Sync"]),
-        // The tools that read records and nothing else: audit and diff against truth or another
-        // run, export to other formats, the report page.
-        .target(name: "SightlineRecordTools", dependencies: ["SightlineFrames", "SightlineRecords"],
-                path: "Sources/Sightline", sources: ["Audit", "Export", "Report"]),
-        // The tools on top of the run: render, anonymize, scan, publishing to a broker, and
-        // shards and people (merging shards and linking people across files run the analysis's
-        // identity clustering and track joining again).
+                          "Search", "Identity", "Sync"]),
+        // The tools that read records, not video: audit and diff against truth or another run,
+        // export to other formats, the report page, shard plans and their merge, people across
+        // files (merge and people join tracks and link identities again, without a model).
+        .target(name: "SightlineRecordTools", dependencies: ["SightlineFrames", "SightlineRecords", "SightlineTracking"],
+                path: "Sources/Sightline", sources: ["Audit", "Export", "Report", "Shards", "People"]),
+        // The tools on top of the run: render, anonymize, scan, and publishing to a broker.
         .target(name: "Sightline",
-                dependencies: ["SightlineFrames", "SightlineRecords", "SightlineMedia", "SightlineAnalysis", "SightlineRecordTools",
-                               "CFFmpeg", "CVision", "CMosquitto"],
+                dependencies: ["SightlineFrames", "SightlineRecords", "SightlineMedia", "SightlineTracking", "SightlineAnalysis",
+                               "SightlineRecordTools", "CFFmpeg", "CVision", "CMosquitto"],
                 exclude: ["Frames", "Media", "Capture", "ParallelLanes.swift", "Version.swift", "Inference",
-                          "Models", "Cuts", "Detection", "Tracking", "Search", "Identity", "Sync", "Records", "Audit", "Export", "Report"]),
+                          "Models", "Cuts", "Detection", "Tracking", "Linking", "Search", "Identity", "Sync", "Records", "Audit", "Export",
+                          "Report", "Shards", "People"]),
         .executableTarget(
             name: "sightline",
             dependencies: ["Sightline", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "SightlineRecords", "SightlineRecordTools", "SightlineMedia", "SightlineAnalysis", "sightline"]),
+        .testTarget(name: "SightlineTests", dependencies: ["Sightline", "SightlineFrames", "SightlineRecords", "SightlineTracking", "SightlineRecordTools", "SightlineMedia", "SightlineAnalysis", "sightline"]),
     ],
     cxxLanguageStandard: .cxx17
 )

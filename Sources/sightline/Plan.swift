@@ -79,3 +79,27 @@ struct Plan: ParsableCommand {
         for shard in try planner.shards(of: files, stream: stream) { try writer.write(shard.json) }
     }
 }
+
+extension ShardPlanner {
+    /// The shards of every file (video `stream` of each; nil: the best), in order: each file is
+    /// opened to find its span on its timeline (and its keyframes with `atKeyframes`).
+    public func shards(of files: [String], stream: Int?) throws -> [Shard] {
+        var all: [Shard] = []
+        for (file, stem) in zip(files, Self.stems(files)) {
+            let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))
+            let info = source.info
+            // The video's end on its timeline: where its first frame is, plus its length; for a
+            // container whose clock jumped (segments joined end to end), where the continuous
+            // timeline its packets make ends.
+            var span = info.duration.map { $0 + info.streamOffset }
+            var keyframes: [Double] = []
+            if atKeyframes || source.clockMayJump {
+                let scan = source.scanTimeline()
+                if let end = scan.end { span = end }
+                if atKeyframes { keyframes = scan.keyframes }
+            }
+            all += shards(input: file, span: span, keyframes: keyframes, stem: stem)
+        }
+        return all
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Sightline
+@testable import SightlineRecordTools
 
 /// `sightline scan` (key frames only, spans of what was seen) and `plan --from-scan` (exact
 /// runs of those spans), on short 640x360 clips made from the sample at test time.

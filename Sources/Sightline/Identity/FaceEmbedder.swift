@@ -2,14 +2,9 @@ import CVision
 import Foundation
 import SightlineFrames
 import SightlineMedia
+import SightlineTracking
 
-/// A face aligned for SFace by its five landmarks: 112×112, planar R, G, B bytes. Small (37 KB),
-/// so a run can keep a face and embed it only when a link needs it (`IdentityClustering`).
-public struct AlignedFace: Sendable {
-    package let pixels: [UInt8]
-
-    package init(pixels: [UInt8]) { self.pixels = pixels }
-
+extension AlignedFace {
     /// The face with `landmarks` (displayed-frame pixels) in `frame`, through the similarity
     /// transform onto the ArcFace template (bilinear).
     package init(_ frame: VideoFrame, landmarks: FaceLandmarks) throws {
@@ -19,11 +14,12 @@ public struct AlignedFace: Sendable {
         var yuv = frame.yuv
         var error = [CChar](repeating: 0, count: 256)
         var status: Int32 = 0
-        pixels = [UInt8](unsafeUninitializedCapacity: 3 * FaceEmbedder.size * FaceEmbedder.size) { out, count in
+        let pixels = [UInt8](unsafeUninitializedCapacity: 3 * FaceEmbedder.size * FaceEmbedder.size) { out, count in
             status = slv_align_face(&yuv, points, Int32(FaceEmbedder.size), out.baseAddress, &error, error.count)
             count = out.count
         }
         guard status == 0 else { throw InferenceError.failed("face alignment: \(error.cString)") }
+        self.init(pixels: pixels)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import SightlineFrames
 import SightlineMedia
+import SightlineTracking
 
 /// Links face tracks into people during a run, in frame order (deterministic): aligns the faces
 /// `SampleSchedule` says are due, and hands them to `IdentityClustering`, which has SFace embed

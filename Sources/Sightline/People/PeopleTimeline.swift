@@ -1,6 +1,7 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
+import SightlineTracking
 
 /// The people of one or more record files (`sightline people`): each file's identity records,
 /// and across files, identities linked by their mean embeddings (written with `--embeddings`).

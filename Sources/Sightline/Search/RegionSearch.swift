@@ -1,5 +1,6 @@
 import SightlineFrames
 import SightlineMedia
+import SightlineTracking
 
 /// The region-search stage: it detects, the tracker gives ids. On every frame each live code
 /// track is read again in its predicted region (full reader options, its symbology only), and a

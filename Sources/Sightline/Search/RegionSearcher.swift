@@ -1,5 +1,6 @@
 import SightlineFrames
 import SightlineMedia
+import SightlineTracking
 
 /// Searches a frame around one live track's predicted place. A face, DNN backends: the same
 /// network on a crop around the predicted box. A face, cascades: its appearance patch from

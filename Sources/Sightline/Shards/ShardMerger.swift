@@ -1,6 +1,7 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
+import SightlineTracking
 
 /// One shard's records, read whole: its stream record, its warm-up and frame records (each frame
 /// kept as written, to be copied with new track ids), and its summary.

@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import SightlineFrames
 import SightlineMedia
+import SightlineTracking
+import Synchronization
 
 /// One run: one loop over the analyzed frames in presentation order (from the detectors'
 /// workers, or from saved records), each taken through cut → tracking (region search, ids) →

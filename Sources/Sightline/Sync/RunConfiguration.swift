@@ -1,5 +1,6 @@
 import SightlineFrames
 import SightlineMedia
+import SightlineTracking
 
 /// Frames whose records were saved by an earlier run (`render`, `snapshot --records`): a run
 /// reads them instead of analyzing.

@@ -1,6 +1,7 @@
 import SightlineFrames
 import SightlineMedia
 import SightlineRecords
+import SightlineTracking
 
 /// The first line: what was read and how it was analyzed.
 public struct StreamRecord: Sendable {

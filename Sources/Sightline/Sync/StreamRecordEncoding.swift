@@ -1,6 +1,7 @@
 import Foundation
 import SightlineFrames
 import SightlineRecords
+import SightlineTracking
 
 private func rational(_ r: (num: Int, den: Int)) -> JSON { .array([.int(Int64(r.num)), .int(Int64(r.den))]) }
 

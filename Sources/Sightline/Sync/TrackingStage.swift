@@ -1,5 +1,6 @@
 import SightlineFrames
 import SightlineMedia
+import SightlineTracking
 
 /// Tracking settings reported in the stream record.
 public struct TrackingConfiguration: Sendable, Equatable {

@@ -96,6 +96,10 @@ public final class Tracker {
         public var record: TrackRecord
         /// Codes: the corners of the last read (its reading direction from the first to the second).
         public var polygon: [Point] = []
+
+        package init(id: Int, kind: TrackKind, box: Box, seen: Box, misses: Int, record: TrackRecord, polygon: [Point] = []) {
+            (self.id, self.kind, self.box, self.seen, self.misses, self.record, self.polygon) = (id, kind, box, seen, misses, record, polygon)
+        }
     }
 
     /// The live tracks' predicted boxes for the coming frame (call `advance` first), by id.

@@ -20,6 +20,10 @@ public struct LinkSample: Sendable {
     public var box: Box
     public var face: Face
 
+    package init(track: Int, frame: Int, score: Double, box: Box, face: Face) {
+        (self.track, self.frame, self.score, self.box, self.face) = (track, frame, score, box, face)
+    }
+
     package var embedding: FaceEmbedding? {
         if case .embedded(let embedding) = face { return embedding }
         return nil
@@ -83,4 +87,12 @@ public struct SampleSchedule {
             return true
         }
     }
+}
+
+/// A face aligned for SFace by its five landmarks: 112×112, planar R, G, B bytes. Small (37 KB),
+/// so a run can keep a face and embed it only when a link needs it (`IdentityClustering`).
+public struct AlignedFace: Sendable {
+    package let pixels: [UInt8]
+
+    package init(pixels: [UInt8]) { self.pixels = pixels }
 }

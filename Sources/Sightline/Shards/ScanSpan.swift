@@ -1,6 +1,7 @@
 import Foundation
-import SightlineAnalysis
 import SightlineFrames
+import SightlineRecords
+import SightlineTracking
 
 /// A stretch of a file where a scan saw something: from the last sample before the first
 /// sighting to the first sample after the last one, because the object may be there anywhere
@@ -56,7 +57,7 @@ public struct ScanSpan: Sendable, Equatable {
     }
 
     /// The span's line in the index.
-    func json(source: String) -> JSON {
+    package func json(source: String) -> JSON {
         .object([("type", .string("span")), ("source", .string(source)),
                  ("start", .fixed(start, digits: Precision.seconds)),
                  ("end", end.map { .fixed($0, digits: Precision.seconds) } ?? .null),
@@ -66,7 +67,7 @@ public struct ScanSpan: Sendable, Equatable {
     }
 
     /// A span line read back.
-    init(_ o: RecordFields) throws {
+    package init(_ o: RecordFields) throws {
         guard let start = o.double("start"), let firstSeen = o.double("first_seen"), let lastSeen = o.double("last_seen"),
               let samples = o.int("samples"), let faces = o.int("faces"), let codes = o.int("codes"),
               o.double("end") != nil || o.isNull("end") else {

@@ -83,7 +83,7 @@ struct Plan: ParsableCommand {
 extension ShardPlanner {
     /// The shards of every file (video `stream` of each; nil: the best), in order: each file is
     /// opened to find its span on its timeline (and its keyframes with `atKeyframes`).
-    public func shards(of files: [String], stream: Int?) throws -> [Shard] {
+    func shards(of files: [String], stream: Int?) throws -> [Shard] {
         var all: [Shard] = []
         for (file, stem) in zip(files, Self.stems(files)) {
             let source = try VideoFileSource(path: file, options: SourceOptions(streamIndex: stream))

@@ -39,12 +39,12 @@ public struct NetworkOptions: Sendable {
 /// dropped from analysis as with a V4L2 camera). Until the run asks for its first frame (the
 /// networks are being made ready, other cameras opened), the stream is read and decoded on a
 /// thread of its own and only its newest frame kept: the frames before are counted in
-/// `framesBeforeStart`, not handed to analysis as a burst already late. When the stream drops (no data for `timeout`
-/// seconds, an error, its end), it is opened again with back-off; the frames of the new
-/// connection go on on the same timeline after the wall-clock time without frames, a
-/// discontinuity record (`reconnect`) marks the place, and the frames the stream's rate would
-/// have given in between are counted as lost. A sender that restarts without the connection
-/// dropping (UDP) shows as a clock jump, and the time lost is counted the same way.
+/// `framesBeforeStart`, not handed to analysis as a burst already late. When the stream drops
+/// (no data for `timeout` seconds, an error, its end), it is opened again with back-off; the
+/// frames of the new connection go on on the same timeline after the wall-clock time without
+/// frames, a discontinuity record (`reconnect`) marks the place, and the frames the stream's
+/// rate would have given in between are counted as lost. A sender that restarts without the
+/// connection dropping (UDP) shows as a clock jump, and the time lost is counted the same way.
 // @unchecked Sendable: its reading state is used by one thread at a time, the read-ahead thread
 // until the first `nextFrame` (which waits for it to stop), then the run's reading thread.
 public final class NetworkSource: FrameSource, @unchecked Sendable {

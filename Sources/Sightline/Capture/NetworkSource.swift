@@ -91,7 +91,6 @@ public final class NetworkSource: FrameSource, @unchecked Sendable {
     private let beforeStart = Mutex(BeforeStart())
     private let starting = Atomic(false)
     private let readingBeforeStart = DispatchGroup()
-    private var started = false
 
     /// No stream to read at the start fails as a missing input (`inputUnreadable`), whatever
     /// FFmpeg made of the little it got.
@@ -153,15 +152,17 @@ public final class NetworkSource: FrameSource, @unchecked Sendable {
     public func interruptReading() { interrupt.stop() }
 
     public func nextFrame() throws -> VideoFrame? {
-        if !started {
-            started = true
+        // Only this thread sets `starting`: the first call stops the read-ahead and takes its frame.
+        if !starting.load(ordering: .relaxed) {
             starting.store(true, ordering: .releasing)
             readingBeforeStart.wait()
-            let early = beforeStart.withLock { $0 }
+            let early = beforeStart.withLock { state in
+                defer { state.newest = nil }
+                return state
+            }
             if let error = early.error { throw error }
             if early.ended { return nil }
             if let first = early.newest {
-                beforeStart.withLock { $0.newest = nil }
                 delivered += 1
                 return first
             }

@@ -61,7 +61,7 @@ final class OptionValidationTests: XCTestCase {
 
         let anonymize = try Anonymize.parse(["in.mp4", "-o", "out.mp4"])
         XCTAssertEqual(anonymize.detector.size.minFace(for: .centerface), 16)
-        XCTAssertEqual(anonymize.detector.size.faceWidth, 0)
+        XCTAssertEqual(anonymize.detector.size.faceWidth, 640)
         XCTAssertEqual(anonymize.tracks.detectEvery, 2)
 
         let leaks = try Leaks.parse(["in.mp4", "out.mp4"])

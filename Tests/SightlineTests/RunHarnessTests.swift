@@ -46,18 +46,18 @@ final class RunHarnessTests: XCTestCase {
     static let visible = 7...49
     static func origin(_ frame: Int) -> (x: Int, y: Int) { (30 + 3 * (frame - visible.lowerBound), 50) }
 
-    func scene() -> MemoryFrameSource {
+    func scene(visible: ClosedRange<Int> = visible) -> MemoryFrameSource {
         MemoryFrameSource(width: 320, height: 240, frames: Self.frames) { index, canvas in
             canvas.fill(value: 90)
-            if Self.visible.contains(index) {
+            if visible.contains(index) {
                 let (x, y) = Self.origin(index)
                 canvas.draw(Self.code, x: x, y: y, scale: Self.scale)
             }
         }
     }
 
-    func run(threads: Int) throws -> CollectingSink {
-        var configuration = RunConfiguration(source: scene(), analysis: .detect(faces: .off, codes: CodeReaderOptions(backend: .zxing)))
+    func run(threads: Int, visible: ClosedRange<Int> = visible) throws -> CollectingSink {
+        var configuration = RunConfiguration(source: scene(visible: visible), analysis: .detect(faces: .off, codes: CodeReaderOptions(backend: .zxing)))
         configuration.schedule = Schedule(detectEvery: 1, codeFullEvery: 15)
         configuration.threads = threads
         configuration.cuts = nil
@@ -98,6 +98,18 @@ final class RunHarnessTests: XCTestCase {
         XCTAssertEqual(out.tracks.first?.text, Self.payload)
     }
 
+    /// A code that shows only after the last whole-frame search (45) is found on the last frame
+    /// (59), which is searched whole, and looked back on to its first frame.
+    func testACodeEnteringAfterTheLastSearchIsFoundFromItsFirstFrame() throws {
+        let out = try run(threads: 2, visible: 52...59)
+        XCTAssertEqual(out.frames.map(\.index), Array(0..<Self.frames))
+        XCTAssertEqual(out.frames.filter { $0.codeStatus == .ok }.map(\.index), [0, 15, 30, 45, 59])
+        XCTAssertEqual(out.frames.filter { !$0.codes.isEmpty }.map(\.index), Array(52...59))
+        XCTAssertEqual(out.frames.last?.codes.first?.source, .detected)
+        XCTAssertEqual(out.tracks.map(\.firstFrame), [52])
+        XCTAssertEqual(out.tracks.first?.text, Self.payload)
+    }
+
     func testTheRecordsAreTheSameForAnyThreadCount() throws {
         let one = try run(threads: 1), two = try run(threads: 2), three = try run(threads: 3)
         let text = { (sink: CollectingSink) in sink.frames.map { $0.json.serialized() } + sink.tracks.map { $0.json.serialized() } }
@@ -118,5 +130,10 @@ final class RunHarnessTests: XCTestCase {
         XCTAssertEqual(plans.map(\.fullDetection), [false, false, true, false, false, true, true, false, false])
         // The code search on full-detection frames on its own grid (6, 12): 12 is not a detection frame.
         XCTAssertEqual(plans.map(\.fullCodeSearch), [false, false, true, false, false, false, false, false, false])
+        // A file's last frame (known by reading one ahead) is searched whole, on every tile.
+        var tiled = Schedule(detectEvery: 2, codeFullEvery: 15, tiles: 4).planner()
+        XCTAssertEqual(tiled.plan(at: 7), FramePlan(fullDetection: false, fullCodeSearch: false))
+        XCTAssertEqual(tiled.plan(at: 7, last: true), .whole)
+        XCTAssertEqual(tiled.plan(at: 8), FramePlan(fullDetection: true, fullCodeSearch: false, tile: 0))
     }
 }

@@ -135,7 +135,8 @@ final class TrackingSceneTests: XCTestCase {
             XCTAssertEqual(Set(frame.faces.compactMap(\.track)), Set(1...40), "frame \(frame.index)")
         }
         let sample = try SharedRuns.analyzed(Fixtures.sample, ["--detect-every", "5"])
-        let between = try RecordFile(path: sample).frames.filter { $0.index % 5 != 0 }
+        // (The last frame is searched whole too: `FramePlanner.plan(at:last:)`.)
+        let between = try RecordFile(path: sample).frames.dropLast().filter { $0.index % 5 != 0 }
         XCTAssertFalse(between.isEmpty)
         XCTAssertTrue(between.allSatisfy { $0.faceStatus == .refined })
     }

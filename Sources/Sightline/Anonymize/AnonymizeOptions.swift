@@ -51,9 +51,11 @@ public struct AnonymizeOptions: Sendable, Equatable {
     /// The mask's width and height as a multiple of the face box's, about its centre. An
     /// ellipse inscribed in a box scaled by √2 just covers the box's corners.
     public var maskScale = 1.5
-    /// The least margin around a face box, in pixels on each side: the box of a face under
-    /// about 24 px is off by a few pixels, more than a 1.5x mask leaves (on the crowd scene a
-    /// 6 px margin covers 274 of its 288 face-frames under 24 px, 1.5x alone 262).
+    /// The least margin around a face box, in pixels on each side of a box found at full size:
+    /// the box of a face under about 24 px is off by a few pixels, more than a 1.5x mask leaves
+    /// (on the crowd scene a 6 px margin covers 274 of its 288 face-frames under 24 px, 1.5x
+    /// alone 262). A box the whole-frame pass found on a scaled frame is as far off in the
+    /// network's pixels, so its margin grows by the scale (12 px at half size).
     public static let minimumMargin = 6.0
     /// Frames after a track's last sighting during which its face stays masked at its
     /// predicted place (a face the detector loses for a moment is still there).
@@ -63,7 +65,7 @@ public struct AnonymizeOptions: Sendable, Equatable {
     public var lookBack = 15
 
     /// The smallest face `anonymize` looks for by default, in pixels of the displayed frame:
-    /// CenterFace then runs on the full-size frame at any video size.
+    /// CenterFace's whole-frame pass finds faces from 40 px, full-size tiles the smaller ones.
     public static let defaultMinFace = 16
 
     /// The detector confidence from which a face is masked by default. CenterFace's INT8 network

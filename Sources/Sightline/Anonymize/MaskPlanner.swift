@@ -10,13 +10,17 @@ final class MaskPlanner {
     private struct Sighting {
         let frame: Int
         let box: Box
+        /// The least margin on each side (`AnonymizeOptions.minimumMargin` at the scale it was found at).
+        let margin: Double
     }
+    /// A mask's box before scaling, and its least margin.
+    private typealias Placed = (box: Box, margin: Double)
 
     private let options: AnonymizeOptions
     /// Sightings per track id, in frame order.
     private var tracks: [Int: [Sighting]] = [:]
     /// Faces without a track id (a run without tracking), per frame.
-    private var untracked: [Int: [Box]] = [:]
+    private var untracked: [Int: [Placed]] = [:]
     /// Frames that follow a discontinuity (a clock jump, a size change): no mask is held,
     /// interpolated or looked back across one (the boxes of another piece are in other pixels).
     private var boundaries: [Int] = []
@@ -30,11 +34,15 @@ final class MaskPlanner {
     init(options: AnonymizeOptions) { self.options = options }
 
     func add(_ record: FrameRecord) {
+        // Faces the whole-frame pass found on a scaled frame (a tile's are found at full size, and
+        // get the larger margin too: the record does not say which pass found a face).
+        let detectedScale = min(1, record.faceSearch?.wholeScale ?? 1)
         for face in record.faces {
+            let margin = AnonymizeOptions.minimumMargin / (face.source == .detected && detectedScale > 0 ? detectedScale : 1)
             if let id = face.track {
-                tracks[id, default: []].append(Sighting(frame: record.index, box: face.box))
+                tracks[id, default: []].append(Sighting(frame: record.index, box: face.box, margin: margin))
             } else {
-                untracked[record.index, default: []].append(face.box)
+                untracked[record.index, default: []].append((face.box, margin))
             }
         }
     }
@@ -51,7 +59,7 @@ final class MaskPlanner {
         return boxes.map(scaled)
     }
 
-    private func box(of sightings: [Sighting], at index: Int) -> Box? {
+    private func box(of sightings: [Sighting], at index: Int) -> Placed? {
         // The last sighting at or before `index` and the first after it.
         let after = sightings.firstIndex { $0.frame > index }
         let previous = ((after ?? sightings.count) > 0 ? sightings[(after ?? sightings.count) - 1] : nil)
@@ -59,17 +67,18 @@ final class MaskPlanner {
         let next = after.map { sightings[$0] }.flatMap { separated(index, $0.frame) ? nil : $0 }
         switch (previous, next) {
         case let (p?, _) where p.frame == index:
-            return p.box
+            return (p.box, p.margin)
         case let (p?, n?):
             let f = Double(index - p.frame) / Double(n.frame - p.frame)
-            return Box(x: p.box.x + (n.box.x - p.box.x) * f, y: p.box.y + (n.box.y - p.box.y) * f,
-                       w: p.box.w + (n.box.w - p.box.w) * f, h: p.box.h + (n.box.h - p.box.h) * f)
+            return (Box(x: p.box.x + (n.box.x - p.box.x) * f, y: p.box.y + (n.box.y - p.box.y) * f,
+                        w: p.box.w + (n.box.w - p.box.w) * f, h: p.box.h + (n.box.h - p.box.h) * f),
+                    max(p.margin, n.margin))
         case let (p?, nil):
             let elapsed = index - p.frame
             guard elapsed <= options.hold else { return nil }
-            return predicted(sightings, elapsed: elapsed)
+            return (predicted(sightings, elapsed: elapsed), p.margin)
         case let (nil, n?):
-            return n.frame - index <= options.lookBack ? n.box : nil
+            return n.frame - index <= options.lookBack ? (n.box, n.margin) : nil
         default:
             return nil
         }
@@ -94,8 +103,8 @@ final class MaskPlanner {
         return Box(x: cx - w / 2, y: cy - h / 2, w: w, h: h)
     }
 
-    private func scaled(_ box: Box) -> Box {
-        let margin = 2 * AnonymizeOptions.minimumMargin
+    private func scaled(_ placed: Placed) -> Box {
+        let (box, margin) = (placed.box, 2 * placed.margin)
         let w = max(box.w * options.maskScale, box.w + margin), h = max(box.h * options.maskScale, box.h + margin)
         return Box(x: box.center.x - w / 2, y: box.center.y - h / 2, w: w, h: h)
     }

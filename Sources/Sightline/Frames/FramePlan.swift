@@ -71,11 +71,16 @@ public struct FramePlanner: Sendable {
     package init(schedule: Schedule) { self.schedule = schedule }
 
     /// The plan of the frame at `position`; call `analyzed` once it is sure to be analyzed.
-    public mutating func plan(at position: Int) -> FramePlan {
+    /// `last`: the frame is the stream's last (a file's end, known by reading one frame ahead).
+    public mutating func plan(at position: Int, last: Bool = false) -> FramePlan {
         if lastDetection == nil {
             let phase = position % schedule.detectEvery
             lastDetection = phase == 0 ? Int.min / 2 : position - phase
         }
+        // The stream's last frame is searched as its first: whole, on every tile, for codes too.
+        // What appeared since its tile's or the code search's last turn is found there, and
+        // looking back takes it to its first frame (else it would never be found at all).
+        if last { return .whole }
         let detect = position - lastDetection! >= schedule.detectEvery
         // The stream's first frame is searched whole down to the smallest face (a still, a
         // photo, the faces a video opens on); the tiles take turns after it.

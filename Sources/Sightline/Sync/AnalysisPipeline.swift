@@ -186,31 +186,50 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
                 synchronizer.finish(count: count)
                 delivered.store(count, ordering: .relaxed)
             }
+            // A file is read one frame ahead, so its last frame is known as the last when it is
+            // planned (`FramePlanner.plan(at:last:)`); a live source's frame goes on at once.
+            var ahead: VideoFrame?
+            /// Plans the frame and hands it to a worker; false: the workers are closed.
+            func push(_ frame: VideoFrame, last: Bool = false) -> Bool {
+                var shotBefore: ShotImage?
+                if count == 0, lane.shotImages, let before = source.frameBeforeStart, before.position == frame.position - 1 {
+                    shotBefore = try? ShotImage(before)
+                }
+                let job = (frame: frame, plan: planner.plan(at: frame.position, last: last), shotBefore: shotBefore)
+                if dropLate {
+                    if workers.tryPush(job, to: lane) {
+                        planner.analyzed(at: frame.position, job.plan)
+                    } else {
+                        let searched = searchBusy && synchronizer.inFlight(before: frame.index) < busyBacklog
+                        let record = searched ? workers.skippedRecord(frame) : workers.droppedRecord(frame)
+                        // A searched frame is compared for cuts too (a track must not follow its object across one).
+                        let shot = searched && lane.shotImages ? try? ShotImage(frame) : nil
+                        synchronizer.deliver(AnalyzedFrame(record: record, frame: frame, shot: shot, shotBefore: shotBefore),
+                                             index: frame.index)
+                    }
+                } else {
+                    guard workers.push(job, to: lane) else { return false }
+                    planner.analyzed(at: frame.position, job.plan)
+                }
+                count += 1
+                return true
+            }
+            // Frames read are analyzed, also the one read ahead when reading stops or fails.
+            defer { if let frame = ahead { _ = push(frame) } }
             while !stopRequested.load(ordering: .relaxed), synchronizer.waitForRoom(index: count, capacity: inFlight) {
                 do {
-                    guard let frame = try source.nextFrame() else { return }
-                    if live { frame.arrival = .now }
-                    var shotBefore: ShotImage?
-                    if count == 0, lane.shotImages, let before = source.frameBeforeStart, before.position == frame.position - 1 {
-                        shotBefore = try? ShotImage(before)
+                    let frame = try source.nextFrame()
+                    if let held = ahead {
+                        ahead = nil
+                        guard push(held, last: frame == nil) else { return }
                     }
-                    let job = (frame: frame, plan: planner.plan(at: frame.position), shotBefore: shotBefore)
-                    if dropLate {
-                        if workers.tryPush(job, to: lane) {
-                            planner.analyzed(at: frame.position, job.plan)
-                        } else {
-                            let searched = searchBusy && synchronizer.inFlight(before: frame.index) < busyBacklog
-                            let record = searched ? workers.skippedRecord(frame) : workers.droppedRecord(frame)
-                            // A searched frame is compared for cuts too (a track must not follow its object across one).
-                            let shot = searched && lane.shotImages ? try? ShotImage(frame) : nil
-                            synchronizer.deliver(AnalyzedFrame(record: record, frame: frame, shot: shot, shotBefore: shotBefore),
-                                                 index: frame.index)
-                        }
+                    guard let frame else { return }
+                    if live {
+                        frame.arrival = .now
+                        guard push(frame) else { return }
                     } else {
-                        guard workers.push(job, to: lane) else { return }
-                        planner.analyzed(at: frame.position, job.plan)
+                        ahead = frame
                     }
-                    count += 1
                 } catch {
                     sourceError.withLock { $0 = error }
                     return

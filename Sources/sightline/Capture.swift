@@ -146,11 +146,20 @@ struct Capture: ParsableCommand {
         }
         defer { shared?.shutdown() }
 
+        // Every camera is opened at once: a network stream's packets sent before it is opened are
+        // never received, so cameras opened in turn each lost the seconds the ones before took to
+        // probe. Opened, a stream is read on (and counted in `frames_before_start`) until its run starts.
+        let opened = OpenedInputs(count: named.count)
+        DispatchQueue.concurrentPerform(iterations: named.count) { i in
+            opened.set(i, Result { try open(named[i].source) })
+        }
         var runs: [CameraRun] = []
         let failures = Mutex<[Error]>([])
-        for (camera, publisher) in zip(named, publishers) {
+        for (i, (camera, publisher)) in zip(named, publishers).enumerated() {
             do {
-                runs.append(try setUp(camera, publisher: publisher, analysis: analysis, painter: painter, shared: shared, several: several))
+                let live = try opened.result(i).get()
+                runs.append(try setUp(camera, live: live, publisher: publisher, analysis: analysis, painter: painter,
+                                      shared: shared, several: several))
             } catch where several {
                 // A camera that cannot be opened leaves the others to go on.
                 FileHandle.standardError.write(Data("sightline: \(camera.name): \(error)\n".utf8))
@@ -195,11 +204,10 @@ struct Capture: ParsableCommand {
         }
     }
 
-    /// One camera opened, its run made (its networks ready: a camera starts streaming then) and
-    /// its outputs created.
-    private func setUp(_ camera: NamedCamera, publisher: MQTTPublisher?, analysis: Analysis, painter: OverlayPainter?,
+    /// An opened camera's run made (its networks ready: a camera starts streaming then) and its
+    /// outputs created.
+    private func setUp(_ camera: NamedCamera, live: LiveInput, publisher: MQTTPublisher?, analysis: Analysis, painter: OverlayPainter?,
                        shared: AnalysisWorkers?, several: Bool) throws -> CameraRun {
-        let live = try open(camera.source)
         var configuration = detection.configuration(source: live.source, analysis: analysis)
         configuration.backpressure = noDrop ? .queue(backlog: Self.backlog) : .dropLateFrames
         configuration.lookBack = lookBack
@@ -243,6 +251,19 @@ private struct CameraRun: @unchecked Sendable {
     var path: String
     var run: Run
     var sinks: [FrameSink]
+}
+
+/// The cameras' inputs, each opened on a thread of its own.
+private final class OpenedInputs: @unchecked Sendable {
+    // @unchecked Sendable: every slot is written under the lock, and read once every opening is done.
+    private var results: [Result<LiveInput, Error>?]
+    private let lock = NSLock()
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: Result<LiveInput, Error>) { lock.withLock { results[index] = result } }
+
+    func result(_ index: Int) -> Result<LiveInput, Error> { lock.withLock { results[index]! } }
 }
 
 /// `--camera NAME=SOURCE`.

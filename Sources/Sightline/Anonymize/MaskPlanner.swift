@@ -36,9 +36,10 @@ final class MaskPlanner {
     func add(_ record: FrameRecord) {
         // Faces the whole-frame pass found on a scaled frame (a tile's are found at full size, and
         // get the larger margin too: the record does not say which pass found a face).
-        let detectedScale = min(1, record.faceSearch?.wholeScale ?? 1)
+        let scale = record.faceSearch?.wholeScale ?? 1
+        let detectedMargin = AnonymizeOptions.minimumMargin / (scale > 0 ? min(1, scale) : 1)
         for face in record.faces {
-            let margin = AnonymizeOptions.minimumMargin / (face.source == .detected && detectedScale > 0 ? detectedScale : 1)
+            let margin = face.source == .detected ? detectedMargin : AnonymizeOptions.minimumMargin
             if let id = face.track {
                 tracks[id, default: []].append(Sighting(frame: record.index, box: face.box, margin: margin))
             } else {

@@ -2,7 +2,6 @@ import CVision
 import Foundation
 import SightlineFrames
 
-
 /// The arithmetic a DNN face detector is computed in on OpenVINO.
 public enum DNNPrecision: String, CaseIterable, Sendable {
     /// The model's INT8 network where it has one (CenterFace: shipped in `Models/`, see

@@ -59,7 +59,7 @@ final class IdentityTests: XCTestCase {
     }
 
     func testShotsOfOnePersonShareAnIdentityAndOthersNever() throws {
-        // The video analyzed with `--codes off --identities on`, made once per test process.
+        // The video analyzed with `--codes off --identities on`, made once per suite run.
         try PeopleFixture.ready()
         let out = PeopleFixture.records
         let records = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: out)))

@@ -2,21 +2,30 @@ import Foundation
 import XCTest
 @testable import Sightline
 
-/// One analyze run over the whole sample, made once and shared by the render, snapshot and
-/// thumbnail tests: its records, its own `--render` video and its `--thumbnails`.
+/// One analyze run over the whole sample, made once per suite run (`SharedOutputs`) and shared by
+/// the render, snapshot and thumbnail tests: its records, its own `--render` video and its
+/// `--thumbnails`.
 enum RenderFixture {
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-render-fixture-\(getpid())")
+    static let directory = SharedOutputs.root.appendingPathComponent("render-fixture")
     static var records: String { directory.appendingPathComponent("records.jsonl").path }
     static var video: String { directory.appendingPathComponent("analyzed.mp4").path }
     static var thumbnails: String { directory.appendingPathComponent("thumbs").path }
 
-    /// The run's result (optional for its readers' XCTUnwrap; an in-process run always has one).
+    /// The run's result: status 0 and no output once it is made (its readers read `records`), or
+    /// the failure (optional for its readers' XCTUnwrap).
     static let run: ProcessResult? = {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(at: RenderFixture.directory) }
-        // Through the binary: its records are also the golden default run's (GoldenOutputTests).
-        return try? runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", records, "--render", video,
-                                                 "--thumbnails", thumbnails])
+        do {
+            _ = try SharedOutputs.folder(directory.lastPathComponent) { dir in
+                // Through the binary: its records are also the golden default run's (GoldenOutputTests).
+                let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", dir.appendingPathComponent("records.jsonl").path,
+                                                           "--render", dir.appendingPathComponent("analyzed.mp4").path,
+                                                           "--thumbnails", dir.appendingPathComponent("thumbs").path])
+                guard run.status == 0 else { throw run.stderr }
+            }
+            return ProcessResult(status: 0, stdout: Data(), stderr: "")
+        } catch {
+            return ProcessResult(status: 1, stdout: Data(), stderr: "\(error)")
+        }
     }()
 
     /// Fails the test unless the shared run succeeded.

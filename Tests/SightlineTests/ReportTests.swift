@@ -2,17 +2,20 @@ import Foundation
 import XCTest
 @testable import Sightline
 
-/// Records with identities, made once per test process: the 16 shots of 7 people of
+/// Records with identities, made once per suite run (`SharedOutputs`): the 16 shots of 7 people of
 /// `IdentityTests`, analyzed with `--identities on`.
 enum PeopleFixture {
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-people-fixture-\(getpid())")
-    static var records: String { directory.appendingPathComponent("people.jsonl").path }
-    static var video: String { directory.appendingPathComponent("people.mp4").path }
+    static var records: String { SharedOutputs.root.appendingPathComponent("people-records/people.jsonl").path }
+    static var video: String { SharedOutputs.root.appendingPathComponent("people-video/people.mp4").path }
+    /// The video in a folder of its own, made first: the records name the path it keeps.
     private static let made: Result<ProcessResult, Error> = Result {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(at: PeopleFixture.directory) }
-        _ = try IdentityTests.makeVideo(in: directory)
-        return sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", records)
+        _ = try SharedOutputs.folder("people-video") { dir in _ = try IdentityTests.makeVideo(in: dir) }
+        var run = ProcessResult(status: 0, stdout: Data(), stderr: "")
+        _ = try SharedOutputs.folder("people-records") { dir in
+            run = sightline("analyze", video, "-q", "--codes", "off", "--identities", "on", "-o", dir.appendingPathComponent("people.jsonl").path)
+            guard run.status == 0 else { throw run.stderr }
+        }
+        return run
     }
 
     /// Skips without the SFace model; fails the test unless the shared run succeeded.

@@ -51,8 +51,48 @@ enum Fixtures {
     }
 }
 
-/// Whole `analyze` runs that several test classes read, each made once per test process (the
-/// tests only read the file): `input` analyzed with `options`, `-q -o FILE`.
+/// Outputs several test classes read, made once per suite run: in the folder that
+/// `Scripts/test.sh` gives all its test processes (`SIGHTLINE_TEST_SHARED_DIR`), or in one of
+/// this process's own when the suite runs in one process.
+enum SharedOutputs {
+    static let root: URL = {
+        if let dir = ProcessInfo.processInfo.environment["SIGHTLINE_TEST_SHARED_DIR"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir)
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-shared-\(getpid())")
+        atexit { try? FileManager.default.removeItem(at: SharedOutputs.root) }
+        return dir
+    }()
+
+    /// The folder `name` of `root`, made by `make` unless it is there already (`madeOnce`).
+    static func folder(_ name: String, _ make: (URL) throws -> Void) throws -> URL {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        return try madeOnce(root.appendingPathComponent(name), make)
+    }
+}
+
+/// The folder `dir`, made by `make` unless it is there already: into a folder of this process's,
+/// then renamed whole, so no process ever sees half of it; under a lock beside it, so a process
+/// that needs it while another makes it waits instead of making it too.
+func madeOnce(_ dir: URL, _ make: (URL) throws -> Void) throws -> URL {
+    let lock = open(dir.path + ".lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+    guard lock >= 0 else { throw "cannot open \(dir.path).lock: \(String(cString: strerror(errno)))" }
+    defer { close(lock) }   // which releases the lock
+    while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
+    if FileManager.default.fileExists(atPath: dir.path) { return dir }
+    let making = URL(fileURLWithPath: dir.path + ".making-\(getpid())")
+    try? FileManager.default.removeItem(at: making)
+    try FileManager.default.createDirectory(at: making, withIntermediateDirectories: true)
+    do { try make(making) } catch {
+        try? FileManager.default.removeItem(at: making)
+        throw error
+    }
+    try FileManager.default.moveItem(at: making, to: dir)
+    return dir
+}
+
+/// Whole `analyze` runs that several test classes read, each made once per suite run
+/// (`SharedOutputs`; the tests only read the file): `input` analyzed with `options`, `-q -o FILE`.
 enum SharedRuns {
     static func analyzed(_ input: String, _ options: [String]) throws -> String {
         // The sample's default run is the render fixture's (the same command, with its outputs).
@@ -60,24 +100,13 @@ enum SharedRuns {
             try RenderFixture.ready()
             return RenderFixture.records
         }
-        return try runs.withLock { runs in
-            let key = ([input] + options).joined(separator: " ")
-            if let path = runs[key] { return path }
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let path = directory.appendingPathComponent("whole-\(runs.count).jsonl").path
-            let run = sightline(["analyze", input, "-q", "-o", path] + options)
+        let key = SHA256.hex(of: Data(([input] + options).joined(separator: "\u{0}").utf8)).prefix(16)
+        let folder = try SharedOutputs.folder("whole-run-\(key)") { dir in
+            let run = sightline(["analyze", input, "-q", "-o", dir.appendingPathComponent("records.jsonl").path] + options)
             guard run.status == 0 else { throw "analyze \(input) \(options): \(run.stderr)" }
-            runs[key] = path
-            return path
         }
+        return folder.appendingPathComponent("records.jsonl").path
     }
-
-    private static let directory: URL = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-whole-runs-\(getpid())")
-        atexit { try? FileManager.default.removeItem(at: SharedRuns.directory) }
-        return dir
-    }()
-    private static let runs = Mutex<[String: String]>([:])
 }
 
 struct ProcessResult: Sendable {

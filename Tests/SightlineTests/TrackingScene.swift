@@ -5,7 +5,7 @@ import XCTest
 /// The folder where `script` (a Samples/ or Scripts/ generator, run by Debian's python3) wrote its
 /// output: made once, then kept in the temporary folder under a key of the script's text, its
 /// arguments and its input files, so the next test process (the suite's second run, with the
-/// runtime held to AVX2) takes the same scene, byte for byte, without making it again.
+/// runtime held to AVX2) takes the same scene, byte for byte, without making it again (`madeOnce`).
 private func generate(_ script: String, folder: String, inputs: [String] = [], _ arguments: (URL) -> [String]) throws -> URL {
     let scriptPath = Fixtures.repo.appendingPathComponent(script).path
     let key = SHA256()
@@ -17,19 +17,11 @@ private func generate(_ script: String, folder: String, inputs: [String] = [], _
             key.update(Data("\(name)\u{0}\(size)\u{0}".utf8))
         }
     }
-    let temporary = FileManager.default.temporaryDirectory
-    let dir = temporary.appendingPathComponent("sightline-\(folder)-\(key.finalize().prefix(16))")
-    if FileManager.default.fileExists(atPath: dir.path) { return dir }
-    // Made under a name of this process's, then renamed whole: another process never sees half a scene.
-    let making = temporary.appendingPathComponent("sightline-\(folder)-making-\(getpid())")
-    try? FileManager.default.removeItem(at: making)
-    try FileManager.default.createDirectory(at: making, withIntermediateDirectories: true)
-    let made = try runProcess("/usr/bin/python3", [scriptPath] + arguments(making))
-    guard made.status == 0 else { throw "\(script) failed (Scripts/install-deps.sh --tests installs what it needs): \(made.stderr)" }
-    do { try FileManager.default.moveItem(at: making, to: dir) } catch where FileManager.default.fileExists(atPath: dir.path) {
-        try? FileManager.default.removeItem(at: making)   // another process made it first
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-\(folder)-\(key.finalize().prefix(16))")
+    return try madeOnce(dir) { making in
+        let made = try runProcess("/usr/bin/python3", [scriptPath] + arguments(making))
+        guard made.status == 0 else { throw "\(script) failed (Scripts/install-deps.sh --tests installs what it needs): \(made.stderr)" }
     }
-    return dir
 }
 
 /// The shared dlib photos the scenes with real faces are made from, or a skip.

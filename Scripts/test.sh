@@ -40,7 +40,8 @@ SIGHTLINE_TEST_SHARED_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sightline-suite-XXXXXX")
 export SIGHTLINE_TEST_SHARED_DIR
 trap 'rm -rf "$SIGHTLINE_TEST_SHARED_DIR"' EXIT
 
-"${swift_test[@]}" --skip-build --list-tests > "$logs/all-tests.txt"
+swift test list -c release -Xswiftc -enable-testing --disable-swift-testing --skip-build > "$logs/all-tests.txt" 2> "$logs/list.log" ||
+  { cat "$logs/list.log" >&2; exit 1; }
 grep -E -- "$filter" "$logs/all-tests.txt" > "$logs/tests.txt" || { echo "Scripts/test.sh: no test matches $filter" >&2; exit 1; }
 
 # Units of work, longest first: a class alone, or short classes together up to `batch` seconds
@@ -78,11 +79,26 @@ run_unit() {   # number, classes, filter
     "$logs/unit-$1.log" "$2" "$executed" "$status" "$((SECONDS - begun))"
 }
 
+# An interrupt stops every test process and what it started: the test processes run commands
+# in-process, which take SIGINT as a request to finish their run and go on to the next test.
+descendants() { local child; for child in $(pgrep -P "$1"); do echo "$child"; descendants "$child"; done; }
+interrupted() {
+  trap - INT TERM
+  local job processes=()
+  for job in "${unit_jobs[@]}"; do processes+=("$job" $(descendants "$job")); done
+  kill -KILL "${processes[@]}" 2>/dev/null || true
+  wait
+  echo "Scripts/test.sh: interrupted" >&2
+  exit 130
+}
+trap interrupted INT TERM
+unit_jobs=()
 n=0
 while IFS=$'\t' read -r _ classes unit_filter; do
   n=$((n + 1))
   while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   run_unit "$n" "$classes" "$unit_filter" &
+  unit_jobs+=($!)
 done < "$logs/units.txt"
 wait
 

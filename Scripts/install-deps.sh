@@ -33,6 +33,7 @@ packages=(
 )
 { [ $samples = 1 ] || [ $tests = 1 ]; } && packages+=(qrencode zint python3-numpy python3-skimage)
 [ $tests = 1 ] && packages+=(mosquitto mosquitto-clients openssl)   # a real broker, with TLS, for the publishing tests
+[ $tests = 1 ] && packages+=(procps)   # pgrep: Scripts/test.sh stops its test processes on an interrupt
 apt_install "${packages[@]}"
 
 # One script per pinned registry package, in name order; each checks whether its package is

@@ -105,7 +105,8 @@ wait
 # The verdict: every process ended with 0, and every selected test ran.
 failed_processes=0
 for status in "$logs"/unit-*.status; do [ "$(cat "$status")" = 0 ] || failed_processes=$((failed_processes + 1)); done
-cat "$logs"/unit-*.log | grep -E "^Test Case '[^']*' (passed|failed|skipped)" > "$logs/cases.txt" || true
+# (-o: a test's output without a newline may run into the line XCTest writes after it)
+cat "$logs"/unit-*.log | grep -oE "Test Case '[^']*' (passed|failed|skipped) \([0-9.]+ seconds\)" > "$logs/cases.txt" || true
 ran=$(wc -l < "$logs/cases.txt")
 failures=$(grep -c "' failed" "$logs/cases.txt" || true)
 sed -nE "s/^Test Case '([A-Za-z0-9_]+)\.[A-Za-z0-9_]+' (passed|failed) \(([0-9.]+) seconds\)/\1 \3/p" "$logs/cases.txt" |

@@ -32,15 +32,15 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-swift_test=(swift test -c release -Xswiftc -enable-testing --disable-swift-testing)
-[ $build = 0 ] || swift build -c release -Xswiftc -enable-testing --build-tests
+flags=(-c release -Xswiftc -enable-testing)   # optimized: the end-to-end runs take 0.7 of a debug build's time
+[ $build = 0 ] || swift build "${flags[@]}" --build-tests
 logs=.build/test-logs
 rm -rf "$logs" && mkdir -p "$logs"
 SIGHTLINE_TEST_SHARED_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sightline-suite-XXXXXX")
 export SIGHTLINE_TEST_SHARED_DIR
 trap 'rm -rf "$SIGHTLINE_TEST_SHARED_DIR"' EXIT
 
-swift test list -c release -Xswiftc -enable-testing --disable-swift-testing --skip-build > "$logs/all-tests.txt" 2> "$logs/list.log" ||
+swift test list "${flags[@]}" --disable-swift-testing --skip-build > "$logs/all-tests.txt" 2> "$logs/list.log" ||
   { cat "$logs/list.log" >&2; exit 1; }
 grep -E -- "$filter" "$logs/all-tests.txt" > "$logs/tests.txt" || { echo "Scripts/test.sh: no test matches $filter" >&2; exit 1; }
 
@@ -71,7 +71,7 @@ started=$SECONDS
 
 run_unit() {   # number, classes, filter
   local status=0 begun=$SECONDS
-  "${swift_test[@]}" --skip-build --ignore-lock --filter "$3" > "$logs/unit-$1.log" 2>&1 || status=$?
+  swift test "${flags[@]}" --disable-swift-testing --skip-build --ignore-lock --filter "$3" > "$logs/unit-$1.log" 2>&1 || status=$?
   echo "$status" > "$logs/unit-$1.status"
   local executed
   executed=$(grep -o 'Executed [0-9]* tests\?, with [0-9]* failures\?' "$logs/unit-$1.log" | tail -1 || true)

@@ -43,6 +43,34 @@ final class DNNPrecisionTests: XCTestCase {
 
     /// The INT8 network is shipped, one file for every machine: the source tree's copy, the pin
     /// the runs check, and the one the install checks are the same bytes.
+    /// Region searches run their crops through the network four at a time: each crop must give
+    /// exactly the faces it gives alone, at both precisions, on this CPU's kernels (a shard, with
+    /// other tracks live, batches the same crop with others).
+    func testRegionSearchesInBatchesFindWhatEachFindsAlone() throws {
+        _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
+        let truth = try RecordFile(path: Fixtures.sampleTruth).frames
+        let source = try VideoFileSource(path: Fixtures.sample)
+        let frame = try XCTUnwrap(try source.nextFrame())
+        let faces = try XCTUnwrap(truth.first { $0.index == frame.index }?.faces.map(\.box))
+        XCTAssertGreaterThanOrEqual(faces.count, 2)
+        // Around each face, as the region search crops it, then off-centre and empty places:
+        // six crops, a batch of four and two alone.
+        var regions = faces.map { Box(x: $0.center.x - $0.w, y: $0.center.y - $0.h, w: 2 * $0.w, h: 2 * $0.h) }
+        regions += faces.map { Box(x: $0.x - 10, y: $0.y + 5, w: 1.6 * $0.w, h: 1.6 * $0.w) }
+        regions += [Box(x: 0, y: 0, w: 150, h: 150), Box(x: 1100, y: 560, w: 180, h: 160)]
+        regions = Array(regions.prefix(6))
+        XCTAssertEqual(DNNFaceDetector.batches(of: regions.count), [0..<4, 4..<5, 5..<6])
+        for precision in [DNNPrecision.int8, .f32] {
+            var options = FaceDetectorOptions()
+            options.precision = precision
+            let detector = try DNNFaceDetector(options.resolve())
+            let together = try detector.detect(frame, regions: regions)
+            let alone = try regions.map { try detector.detect(frame, region: $0) }
+            XCTAssertEqual(together, alone, "\(precision)")
+            XCTAssertGreaterThanOrEqual(together.count { !$0.isEmpty }, faces.count, "\(precision): every face is found in its crop")
+        }
+    }
+
     func testTheShippedInt8NetworkIsThePinnedOne() throws {
         let shipped = Fixtures.repo.appendingPathComponent(try XCTUnwrap(KnownModel.centerfaceInt8.shippedAt)).path
         XCTAssertEqual(try SHA256.hex(ofFile: shipped), KnownModel.centerfaceInt8.sha256)

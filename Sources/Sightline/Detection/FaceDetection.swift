@@ -233,6 +233,8 @@ public final class DNNFaceDetector: FaceDetecting {
     private let input: NetworkInput
     /// The tiles' input, apart from the whole frame's: each keeps its buffer from frame to frame.
     private let tileInput: NetworkInput
+    /// The crops of region searches run together (`detect(_:regions:)`).
+    private let batchInput: NetworkInputBatch
 
     /// `workers`: the detectors that share the compiled network (a run's analysis threads). A
     /// file not checked against the registry (`--face-model`) is checked now (its inputs and
@@ -249,6 +251,7 @@ public final class DNNFaceDetector: FaceDetecting {
                                                knownSHA256: file.verified ? file.sha256 : nil)
             input = try NetworkInput()
             tileInput = try NetworkInput()
+            batchInput = try NetworkInputBatch()
         } catch let error as InferenceError {
             throw SightlineError.detectorUnavailable(name: options.backend.rawValue, reason: options.setupAdvice(error))
         }
@@ -336,7 +339,9 @@ public final class DNNFaceDetector: FaceDetecting {
 
     /// Starts compiling the network for region searches, while the workers compile theirs.
     package func prepareRegionSearch() {
-        session.prepare(width: Self.regionInputSide, height: Self.regionInputSide)
+        for batch in session.runsBatches ? Self.regionBatches : [1] {
+            session.prepare(width: Self.regionInputSide, height: Self.regionInputSide, batch: batch)
+        }
     }
 
     /// The side of the network's input for a region search: a region twice the face's size then
@@ -350,22 +355,70 @@ public final class DNNFaceDetector: FaceDetecting {
         try detect(frame, region: region, input: (Self.regionInputSide, Self.regionInputSide), buffer: input)
     }
 
+    /// The sizes of the batches region searches run in (`detect(_:regions:)`): fours, then the
+    /// rest alone. On the crowd scene's anonymization, batches of 8, 4, 2 and 1 took as much CPU
+    /// as fours alone, and each batch size is a network compiled for every worker (about 25 MB).
+    package static let regionBatches = [4, 1]
+
+    /// `count` region searches cut into batches of `regionBatches` sizes, in order.
+    package static func batches(of count: Int) -> [Range<Int>] {
+        var ranges: [Range<Int>] = [], start = 0
+        while let size = regionBatches.first(where: { $0 <= count - start }) {
+            ranges.append(start..<start + size)
+            start += size
+        }
+        return ranges
+    }
+
+    /// Faces in each of `regions` (as `detect(_:region:)` finds them): the crops go through the
+    /// network in batches (`regionBatches`, in order), which costs less per crop; a crop's faces
+    /// are the same in any batch (the suite checks it on the CPU it runs on).
+    package func detect(_ frame: VideoFrame, regions: [Box]) throws -> [[FaceObservation]] {
+        guard session.runsBatches else { return try regions.map { try detect(frame, region: $0) } }
+        let crops = regions.map { frame.yuv(cropping: frame.rotation.coded($0)) }
+        var found = [[FaceObservation]](repeating: [], count: regions.count)
+        let cropped = crops.indices.filter { crops[$0] != nil }
+        for range in Self.batches(of: cropped.count) {
+            let batch = Array(cropped[range])
+            let side = Self.regionInputSide
+            let outputs = try inference {
+                try session.run(try batchInput.make(batch.map { crops[$0]!.image }, rotation: frame.rotation, width: side, height: side,
+                                                    layout: kind.layout, color: options.color))
+            }
+            for (k, i) in batch.enumerated() {
+                found[i] = try faces(outputs.map { $0.item(k, of: batch.count) }, input: (side, side),
+                                     shown: frame.rotation.display(crops[i]!.rect))
+            }
+        }
+        return found
+    }
+
+    /// `body`'s inference errors as one frame's error.
+    private func inference<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as InferenceError {
+            throw SightlineError.internal("face detection failed: \(error)")
+        }
+    }
+
     /// Faces in a region of the displayed frame scaled to an input of `input` (a tile's), made in
     /// `buffer`. Sorted by score, best first.
     private func detect(_ frame: VideoFrame, region: Box, input size: (width: Int, height: Int),
                         buffer: NetworkInput) throws -> [FaceObservation] {
         guard let (picture, rect) = frame.yuv(cropping: frame.rotation.coded(region)) else { return [] }
-        let shown = frame.rotation.display(rect)
+        let outputs = try inference {
+            try session.run(try buffer.make(picture, rotation: frame.rotation, width: size.width, height: size.height, layout: kind.layout,
+                                            color: options.color))
+        }
+        return try faces(outputs, input: size, shown: frame.rotation.display(rect))
+    }
+
+    /// The faces of one region's network outputs (an input of `size` showing `shown`, in
+    /// displayed-frame pixels), sorted by score, best first.
+    private func faces(_ outputs: [Tensor], input size: (width: Int, height: Int), shown: Box) throws -> [FaceObservation] {
         let threshold = Float(options.effectiveThreshold)
-        let candidates: [FaceCandidate]
-        let keep: [Int]
-        do {
-            let image = try buffer.make(picture, rotation: frame.rotation, width: size.width, height: size.height, layout: kind.layout,
-                                        color: options.color)
-            candidates = try kind.decode(try session.run(image), input: size, threshold: threshold)
-            keep = try nonMaximumSuppression(candidates, threshold: threshold, overlap: Float(options.nmsIoU > 0 ? options.nmsIoU : 0.3))
-        } catch let error as InferenceError {
-            throw SightlineError.internal("face detection failed: \(error)")
+        let (candidates, keep) = try inference {
+            let candidates = try kind.decode(outputs, input: size, threshold: threshold)
+            return (candidates, try nonMaximumSuppression(candidates, threshold: threshold, overlap: Float(options.nmsIoU > 0 ? options.nmsIoU : 0.3)))
         }
         let sx = shown.w / Double(size.width), sy = shown.h / Double(size.height)
         func place(_ x: Float, _ y: Float) -> Point {

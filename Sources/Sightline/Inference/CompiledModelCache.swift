@@ -8,7 +8,7 @@ import SightlineRecords
 /// before takes about 0.05 s, and infers bit for bit the same.
 ///
 /// Only known models are kept (their sha256 matched the registry), one file per `Key`: the
-/// model's sha256, OpenVINO's build, the input size, streams, threads and precision, and the CPU
+/// model's sha256, OpenVINO's build, the input's size and batch, streams, threads and precision, and the CPU
 /// (its compiled kernels use the CPU's instructions, and a home folder may be shared by several
 /// machines). A file starts with those facts and the size and sha256 of the network after them,
 /// all checked before OpenVINO sees the network: a truncated, damaged or mismatched file is
@@ -36,6 +36,8 @@ package struct CompiledModelCache: Sendable {
     package struct Key: Sendable {
         package var modelSHA256: String
         package var runtimeVersion: String
+        /// Inputs per inference (region searches run several crops at once).
+        package var batch = 1
         package var width: Int
         package var height: Int
         package var streams: Int
@@ -46,7 +48,7 @@ package struct CompiledModelCache: Sendable {
             """
             model sha256 \(modelSHA256)
             openvino \(runtimeVersion)
-            input \(width)x\(height)
+            input \(batch > 1 ? "\(batch) x " : "")\(width)x\(height)
             streams \(streams) threads \(threads) precision \(precision.rawValue)
             cpu \(Self.cpu)
             """

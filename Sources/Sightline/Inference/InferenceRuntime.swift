@@ -22,10 +22,18 @@ public enum DNNPrecision: String, CaseIterable, Sendable {
 /// again (not copied: CenterFace's outputs at 1920x1088 are 7.8 MB a frame).
 package struct Tensor {
     package let values: UnsafeBufferPointer<Float>
+
+    /// Image `index`'s part of a batch of `count` images' output.
+    package func item(_ index: Int, of count: Int) -> Tensor {
+        let size = values.count / max(1, count)
+        return Tensor(values: UnsafeBufferPointer(rebasing: values[index * size..<(index + 1) * size]))
+    }
 }
 
-/// The network input: 1 x 3 x height x width floats, as made by `NetworkInput`.
+/// The network input: batch x 3 x height x width floats, as made by `NetworkInput` (one image)
+/// or `NetworkInputBatch`.
 package struct NetworkInputImage {
+    package var batch = 1
     package let width: Int
     package let height: Int
     /// Valid until the next `NetworkInput.make`.
@@ -34,15 +42,20 @@ package struct NetworkInputImage {
 
 /// A network ready to run, owned by one worker (not thread-safe).
 package protocol InferenceSession: AnyObject {
-    /// Runs the network on `input`; the outputs in the order the session was made with.
+    /// Runs the network on `input`; the outputs in the order the session was made with (of a
+    /// batch, each output holds the images' results one after another).
     func run(_ input: NetworkInputImage) throws -> [Tensor]
-    /// Starts making the network ready for a `width` x `height` input on another thread, so the
-    /// first `run` at that size waits less (its errors surface there). Nothing by default.
-    func prepare(width: Int, height: Int)
+    /// Starts making the network ready for `batch` inputs of `width` x `height` on another
+    /// thread, so the first `run` at that size waits less (its errors surface there). Nothing by default.
+    func prepare(width: Int, height: Int, batch: Int)
+    /// Whether `run` takes more than one image at once (OpenVINO).
+    var runsBatches: Bool { get }
 }
 
 extension InferenceSession {
-    package func prepare(width: Int, height: Int) {}
+    package func prepare(width: Int, height: Int, batch: Int) {}
+    package func prepare(width: Int, height: Int) { prepare(width: width, height: height, batch: 1) }
+    package var runsBatches: Bool { false }
 }
 
 /// What the inference layer reports. Setup failures (`runtimeMissing`, `modelUnusable`,

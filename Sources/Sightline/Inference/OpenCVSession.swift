@@ -28,6 +28,7 @@ package final class OpenCVSession: InferenceSession {
     deinit { slv_cv_net_destroy(handle) }
 
     package func run(_ input: NetworkInputImage) throws -> [Tensor] {
+        guard input.batch == 1 else { throw InferenceError.failed("OpenCV DNN: one image at a time") }
         var error = [CChar](repeating: 0, count: 512)
         guard slv_cv_net_run(handle, input.data, Int32(input.width), Int32(input.height), &results, &error, error.count) == 0 else {
             throw InferenceError.failed("OpenCV DNN: " + error.cString)

@@ -32,7 +32,7 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// "2026.4.1-…" (OpenVINO's build number).
     package let version: String
 
-    private struct Key: Hashable { var path: String; var width: Int; var height: Int; var workers: Int; var precision: DNNPrecision }
+    private struct Key: Hashable { var path: String; var batch: Int; var width: Int; var height: Int; var workers: Int; var precision: DNNPrecision }
     private struct State {
         var core: OpaquePointer
         var compiled: [Key: CompileSlot] = [:]
@@ -192,12 +192,12 @@ package final class OpenVINORuntime: @unchecked Sendable {
     }
     package static let maxPixelsPerWorkerStream = 640 * 384
 
-    /// The model compiled for a 1 x 3 x height x width input, for `workers` workers (one thread
-    /// each) and the arithmetic `precision`: made by the first worker that asks, shared by the
-    /// others. A known model (`knownSHA256`) goes through the compiled-model cache.
-    package func compiled(path: String, outputs: [String], width: Int, height: Int, workers: Int,
+    /// The model compiled for a batch x 3 x height x width input, for `workers` workers (one
+    /// thread each) and the arithmetic `precision`: made by the first worker that asks, shared by
+    /// the others. A known model (`knownSHA256`) goes through the compiled-model cache.
+    package func compiled(path: String, outputs: [String], batch: Int = 1, width: Int, height: Int, workers: Int,
                           precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> CompiledModel {
-        let key = Key(path: path, width: width, height: height, workers: workers, precision: precision)
+        let key = Key(path: path, batch: batch, width: width, height: height, workers: workers, precision: precision)
         let perStream = Self.requestsPerStream(width: width, height: height)
         let streams = (max(1, workers) + perStream - 1) / perStream
         let slot = state.withLock { state in
@@ -208,7 +208,7 @@ package final class OpenVINORuntime: @unchecked Sendable {
         return try slot.made.withLock { made in
             if made == nil {
                 made = Result {
-                    try compileOrImport(path: path, outputs: outputs, width: width, height: height, streams: streams,
+                    try compileOrImport(path: path, outputs: outputs, batch: batch, width: width, height: height, streams: streams,
                                         threads: max(1, workers), precision: precision, knownSHA256: knownSHA256, cache: cache)
                 }.mapError { $0 as? InferenceError ?? .failed("\($0)") }
             }
@@ -218,16 +218,16 @@ package final class OpenVINORuntime: @unchecked Sendable {
 
     /// Compiles the model; a known model (`knownSHA256`) is imported from `cache` when it was
     /// kept there, and kept there when it was not.
-    package func compileOrImport(path: String, outputs: [String], width: Int, height: Int, streams: Int, threads: Int,
+    package func compileOrImport(path: String, outputs: [String], batch: Int = 1, width: Int, height: Int, streams: Int, threads: Int,
                                  precision: DNNPrecision, knownSHA256: String?, cache: CompiledModelCache?) throws -> CompiledModel {
         let core = state.withLock { $0.core }
         let key = knownSHA256.map {
-            CompiledModelCache.Key(modelSHA256: $0, runtimeVersion: version, width: width, height: height,
+            CompiledModelCache.Key(modelSHA256: $0, runtimeVersion: version, batch: batch, width: width, height: height,
                                    streams: streams, threads: threads, precision: precision)
         }
         let kept = key.flatMap { cache?.load($0) }
         if let kept, let key, let model = imported(core, network: kept, key: key) { return model }
-        let compiled = try compile(core, path: path, outputs: outputs, width: width, height: height, streams: streams,
+        let compiled = try compile(core, path: path, outputs: outputs, batch: batch, width: width, height: height, streams: streams,
                                    threads: threads, precision: precision)
         // Not over a sound file this OpenVINO cannot import: every run would write it again.
         if kept == nil, let key, let cache {
@@ -273,12 +273,12 @@ package final class OpenVINORuntime: @unchecked Sendable {
     }
 
     /// Reads, reshapes and compiles the model (OpenVINO's core may be used from several threads).
-    private func compile(_ core: OpaquePointer, path: String, outputs: [String], width: Int, height: Int, streams: Int,
+    private func compile(_ core: OpaquePointer, path: String, outputs: [String], batch: Int, width: Int, height: Int, streams: Int,
                          threads: Int, precision: DNNPrecision) throws -> CompiledModel {
         let model = try state.withLock { $0.unused.removeValue(forKey: [path] + outputs) } ?? readModel(core, path: path, outputs: outputs)
         defer { api.model_free(model) }
         var shape = ov_partial_shape_t()
-        let dims: [Int64] = [1, 3, Int64(height), Int64(width)]
+        let dims: [Int64] = [Int64(batch), 3, Int64(height), Int64(width)]
         try check(api.partial_shape_create_static(4, dims, &shape), "input shape")
         defer { _ = api.partial_shape_free(&shape) }
         let reshaped = api.model_reshape_single_input(model, shape)
@@ -304,9 +304,11 @@ package final class OpenVINOSession: InferenceSession {
     private let workers: Int
     private let precision: DNNPrecision
     private let knownSHA256: String?
-    private var requests: [Int: OpaquePointer] = [:]   // by width << 32 | height
+    private var requests: [Shape: OpaquePointer] = [:]
     /// The floats each request's input tensor views, by the same key.
-    private var bound: [Int: UnsafePointer<Float>] = [:]
+    private var bound: [Shape: UnsafePointer<Float>] = [:]
+    /// An input's shape: one request per shape the frames need.
+    private struct Shape: Hashable { var batch: Int; var width: Int; var height: Int }
 
     /// Checks the model now (unless it is a known model, `knownSHA256`); compiles (or takes the
     /// shared compiled model) at the first frame, when the input size is known.
@@ -330,23 +332,24 @@ package final class OpenVINOSession: InferenceSession {
         requests.values.forEach { runtime.api.infer_request_free($0) }
     }
 
-    package func prepare(width: Int, height: Int) {
+    package var runsBatches: Bool { true }
+
+    package func prepare(width: Int, height: Int, batch: Int) {
         // Only the shared compiled model: the infer requests belong to the session's thread.
         let (runtime, path, outputs, workers, precision, sha256) = (runtime, modelPath, outputs, workers, precision, knownSHA256)
         let groups = [preparing, OpenVINORuntime.preparing]
         groups.forEach { $0.enter() }
         OpenVINORuntime.background.async {
-            _ = try? runtime.compiled(path: path, outputs: outputs, width: width, height: height, workers: workers,
+            _ = try? runtime.compiled(path: path, outputs: outputs, batch: batch, width: width, height: height, workers: workers,
                                       precision: precision, knownSHA256: sha256)
             groups.forEach { $0.leave() }
         }
     }
 
-    private func request(width: Int, height: Int) throws -> OpaquePointer {
-        let key = width << 32 | height
+    private func request(_ key: Shape) throws -> OpaquePointer {
         if let found = requests[key] { return found }
-        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, width: width, height: height, workers: workers,
-                                            precision: precision, knownSHA256: knownSHA256)
+        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, batch: key.batch, width: key.width, height: key.height,
+                                            workers: workers, precision: precision, knownSHA256: knownSHA256)
         var request: OpaquePointer?
         let status = runtime.api.compiled_model_create_infer_request(compiled.handle, &request)
         guard status.rawValue == 0, let request else {
@@ -358,16 +361,16 @@ package final class OpenVINOSession: InferenceSession {
 
     package func run(_ input: NetworkInputImage) throws -> [Tensor] {
         let api = runtime.api
-        let request = try request(width: input.width, height: input.height)
+        let key = Shape(batch: input.batch, width: input.width, height: input.height)
+        let request = try request(key)
         func check(_ status: ov_status_e, _ what: String) throws {
             guard status.rawValue == 0 else { throw InferenceError.failed("OpenVINO: \(what): " + OpenVINORuntime.message(api, status)) }
         }
         // The input tensor is a view of the caller's floats (no copy), set again only when they
         // moved (the caller's buffer is usually the same from one frame to the next).
-        let key = input.width << 32 | input.height
         if bound[key] != input.data {
             var shape = ov_shape_t()
-            let dims: [Int64] = [1, 3, Int64(input.height), Int64(input.width)]
+            let dims: [Int64] = [Int64(input.batch), 3, Int64(input.height), Int64(input.width)]
             try check(api.shape_create(4, dims, &shape), "input shape")
             defer { _ = api.shape_free(&shape) }
             var tensor: OpaquePointer?

@@ -157,8 +157,22 @@ package final class RegionSearch {
         guard !predictions.isEmpty || searchFaces || record.codeStatus == .skipped else { return wholeFrame }
         let searchers = self.searchers, looks = predictions.map { patches[$0.id] }, codes = searchCodes
         let faces = searchFaces || followSmall
-        let outcomes = inParallel(predictions.count, lanes: searchers.count) { i, lane in
-            searchers[lane].search(predictions[i], patch: looks[i], frame: frame, faces: faces, codes: codes)
+        // The network's face searches go in batches (their crops through it at once: less per
+        // crop), every other search alone; the jobs share the lanes, the outcomes keep track order.
+        let together = faces && first.searchesFacesTogether
+        let batched = together ? predictions.indices.filter { predictions[$0].kind == .face } : []
+        var jobs = DNNFaceDetector.batches(of: batched.count).map { Array(batched[$0]) }
+        jobs += predictions.indices.filter { !(together && predictions[$0].kind == .face) }.map { [$0] }
+        let results = inParallel(jobs.count, lanes: searchers.count) { j, lane -> [RegionSearcher.Outcome] in
+            let job = jobs[j]
+            if together && predictions[job[0]].kind == .face {
+                return searchers[lane].searchFaces(job.map { predictions[$0] }, frame: frame)
+            }
+            return [searchers[lane].search(predictions[job[0]], patch: looks[job[0]], frame: frame, faces: faces, codes: codes)]
+        }
+        var outcomes = [RegionSearcher.Outcome](repeating: .nothing, count: predictions.count)
+        for (job, result) in zip(jobs, results) {
+            for (i, outcome) in zip(job, result) { outcomes[i] = outcome }
         }
         var faceFailed = false, codeFailed = false
         for (prediction, outcome) in zip(predictions, outcomes) {

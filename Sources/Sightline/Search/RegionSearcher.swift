@@ -43,6 +43,35 @@ package final class RegionSearcher {
     }
 
     package var searchesFaces: Bool { faceDetector != nil || network != nil }
+    /// Whether `searchFaces` takes the faces of a frame at once (the network's backends).
+    package var searchesFacesTogether: Bool { network != nil }
+
+    /// Network backends: each face track's search, the crops of all of them run through the
+    /// network together (`DNNFaceDetector.detect(_:regions:)`). A face is searched on a square
+    /// twice its size around where it was last seen, kept inside the frame: it shows at about
+    /// 48 px in the network's input (a face moves far less than half its size per frame). Not
+    /// found there: the track goes unseen (gap rule).
+    package func searchFaces(_ predictions: [Tracker.Prediction], frame: VideoFrame) -> [Outcome] {
+        guard let network else { return predictions.map { _ in .nothing } }
+        let rotation = frame.rotation
+        let width = rotation.swapsAxes ? rotation.codedHeight : rotation.codedWidth
+        let height = rotation.swapsAxes ? rotation.codedWidth : rotation.codedHeight
+        let regions = predictions.map { prediction in
+            let s = prediction.seen
+            let side = 2 * max(s.w, s.h)
+            let x = min(max(0, s.center.x - side / 2), max(0, width - side))
+            let y = min(max(0, s.center.y - side / 2), max(0, height - side))
+            return Box(x: x, y: y, w: min(side, width), h: min(side, height))
+        }
+        guard let found = try? network.detect(frame, regions: regions) else { return predictions.map { _ in .faceFailed } }
+        return zip(predictions, found).map { prediction, faces in
+            guard var best = faces.first(where: { prediction.seen.iou($0.box) >= 0.3 }) else { return .nothing }
+            best.track = prediction.id
+            best.source = .refined
+            return .face(best)
+        }
+    }
+
     /// Whether face searches use the appearance patch of the last detection (cascade backends).
     package var usesPatches: Bool { faceDetector != nil }
     package var searchesCodes: Bool { codeOptions.backend != .off }
@@ -90,24 +119,7 @@ package final class RegionSearcher {
         let mayInterpolate = prediction.misses <= detectEvery
         switch prediction.kind {
         case .face where faces && network != nil:
-            // A square twice the face's size around where it was last seen, kept inside the frame:
-            // the face shows at about 48 px in the network's input (a face moves far less than
-            // half its size per frame). Not found there: the track goes unseen (gap rule).
-            let s = prediction.seen
-            let side = 2 * max(s.w, s.h)
-            let width = rotation.swapsAxes ? rotation.codedHeight : rotation.codedWidth
-            let height = rotation.swapsAxes ? rotation.codedWidth : rotation.codedHeight
-            let x = min(max(0, s.center.x - side / 2), max(0, width - side))
-            let y = min(max(0, s.center.y - side / 2), max(0, height - side))
-            do {
-                let found = try network!.detect(frame, region: Box(x: x, y: y, w: min(side, width), h: min(side, height)))
-                guard var best = found.first(where: { s.iou($0.box) >= 0.3 }) else { return .nothing }
-                best.track = prediction.id
-                best.source = .refined
-                return .face(best)
-            } catch {
-                return .faceFailed
-            }
+            return searchFaces([prediction], frame: frame)[0]
         case .face where faces:
             if let patch, let found = patch.find(near: b, margin: 0.5, luma: luma, rotation: rotation),
                found.correlation >= Self.patchCorrelation {

@@ -87,7 +87,7 @@ final class FaceAttributeTests: XCTestCase {
         XCTAssertTrue(bothEyes.allSatisfy { abs($0.roll ?? 99) < 10 })
         XCTAssertGreaterThan(Double(attributes.filter { $0.smile == true }.count) / 120, 0.9)
         // Off by default: the default run's faces carry none.
-        let defaultFrames = try RecordFile(jsonLines: try XCTUnwrap(SampleTruthTests.defaultRun).stdout, path: "default run").frames
+        let defaultFrames = try RecordFile(jsonLines: try RenderFixture.defaultRecords(), path: "default run").frames
         XCTAssertFalse(defaultFrames.contains { $0.faces.contains { $0.attributes != nil } })
         for face in frames.flatMap(\.faces) {
             if let l = face.attributes?.leftEye, let r = face.attributes?.rightEye {

@@ -11,28 +11,24 @@ enum RenderFixture {
     static var video: String { directory.appendingPathComponent("analyzed.mp4").path }
     static var thumbnails: String { directory.appendingPathComponent("thumbs").path }
 
-    /// The run's result: status 0 and no output once it is made (its readers read `records`), or
-    /// the failure (optional for its readers' XCTUnwrap).
-    static let run: ProcessResult? = {
-        do {
-            _ = try SharedOutputs.folder(directory.lastPathComponent) { dir in
-                // Through the binary: its records are also the golden default run's (GoldenOutputTests).
-                let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", dir.appendingPathComponent("records.jsonl").path,
-                                                           "--render", dir.appendingPathComponent("analyzed.mp4").path,
-                                                           "--thumbnails", dir.appendingPathComponent("thumbs").path])
-                guard run.status == 0 else { throw run.stderr }
-            }
-            return ProcessResult(status: 0, stdout: Data(), stderr: "")
-        } catch {
-            return ProcessResult(status: 1, stdout: Data(), stderr: "\(error)")
+    /// Made once; a failed run throws its error line.
+    private static let made = Result<Void, Error> {
+        _ = try SharedOutputs.folder(directory.lastPathComponent) { dir in
+            // Through the binary: its records are also the golden default run's (GoldenOutputTests).
+            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "-o", dir.appendingPathComponent("records.jsonl").path,
+                                                       "--render", dir.appendingPathComponent("analyzed.mp4").path,
+                                                       "--thumbnails", dir.appendingPathComponent("thumbs").path])
+            guard run.status == 0 else { throw run.stderr }
         }
-    }()
+    }
 
     /// Fails the test unless the shared run succeeded.
-    static func ready(file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try XCTUnwrap(run, "sightline could not be started", file: file, line: line)
-        XCTAssertEqual(result.status, 0, result.stderr, file: file, line: line)
-        if result.status != 0 { throw XCTSkip("the shared analyze run failed") }
+    static func ready() throws { try made.get() }
+
+    /// The run's records (the sample at the default options: both analyzers on every frame).
+    static func defaultRecords() throws -> Data {
+        try ready()
+        return try Data(contentsOf: URL(fileURLWithPath: records))
     }
 
     /// A short clip of another video (the sample scaled down) and its records.

@@ -35,14 +35,13 @@ final class SampleTrackingTests: XCTestCase {
     }
 
     func testOneTrackPerObjectNoIdSwitchesAndTheRightSpan() throws {
-        let run = try XCTUnwrap(SampleTruthTests.defaultRun)
-        XCTAssertEqual(run.status, 0, run.stderr)
+        let records = try RenderFixture.defaultRecords()
         let truth = try RecordFile(path: Fixtures.sampleTruth)
         let objects = try XCTUnwrap(truth.stream?.fields.object["objects"] as? [[String: Any]])
-        let trackRecords = try tracks(run.stdout)
+        let trackRecords = try tracks(records)
         XCTAssertEqual(trackRecords.count, objects.count)
 
-        let matches = idsPerTruthObject(predicted: try frames(run.stdout), truth: truth.frames)
+        let matches = idsPerTruthObject(predicted: try frames(records), truth: truth.frames)
         XCTAssertEqual(matches.count, objects.count)
         for (truthID, byFrame) in matches {
             // No ID switch: every matched frame of a truth object carries the same predicted id.
@@ -58,7 +57,7 @@ final class SampleTrackingTests: XCTestCase {
     func testDetectionStrideKeepsRecallWithRegionSearch() throws {
         let run = sightline("analyze", Fixtures.sample, "-q", "--detect-every", "5")
         XCTAssertEqual(run.status, 0, run.stderr)
-        let everyFrame = try frames(try XCTUnwrap(SampleTruthTests.defaultRun).stdout)
+        let everyFrame = try frames(try RenderFixture.defaultRecords())
         let strided = try frames(run.stdout)
         let truth = try RecordFile(path: Fixtures.sampleTruth).frames
         let matcher = TruthMatcher(faceIoU: 0.5)
@@ -103,7 +102,7 @@ final class SampleTrackingTests: XCTestCase {
     func testTracksCommandPrintsTheTimeline() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let records = dir.appendingPathComponent("run.jsonl")
-        try XCTUnwrap(SampleTruthTests.defaultRun).stdout.write(to: records)
+        try RenderFixture.defaultRecords().write(to: records)
         let table = sightline("tracks", records.path)
         XCTAssertEqual(table.status, 0, table.stderr)
         let rows = table.stdoutText.split(separator: "\n").dropFirst()

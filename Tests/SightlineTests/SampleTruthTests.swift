@@ -3,20 +3,6 @@ import XCTest
 
 /// The analyze command on the bundled sample, held against its exact ground truth and ffprobe.
 final class SampleTruthTests: XCTestCase {
-    /// One default run shared by the tests (default options: both analyzers on every frame): the
-    /// records of `RenderFixture`'s run, whose video and thumbnails change nothing in them.
-    static let defaultRun: ProcessResult? = RenderFixture.run.map { run in
-        var records = run
-        records.stdout = (try? Data(contentsOf: URL(fileURLWithPath: RenderFixture.records))) ?? Data()
-        return records
-    }
-
-    private func defaultOutput() throws -> Data {
-        let run = try XCTUnwrap(Self.defaultRun, "sightline could not be started")
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return run.stdout
-    }
-
     private func frames(_ data: Data) throws -> [FrameRecord] {
         try RecordFile(jsonLines: data, path: "run").frames
     }
@@ -30,7 +16,7 @@ final class SampleTruthTests: XCTestCase {
                                                        "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", Fixtures.sample])
         XCTAssertEqual(Int(count.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)), expected.count)
 
-        let records = try frames(defaultOutput())
+        let records = try frames(RenderFixture.defaultRecords())
         XCTAssertEqual(records.count, expected.count)
         XCTAssertEqual(records.map(\.pts), expected)
         XCTAssertEqual(records.map(\.index), Array(0..<records.count))
@@ -40,7 +26,7 @@ final class SampleTruthTests: XCTestCase {
 
     /// The default run's records as a record file.
     private func defaultRecords() throws -> RecordFile {
-        try RecordFile(jsonLines: defaultOutput(), path: "analyze output")
+        try RecordFile(jsonLines: RenderFixture.defaultRecords(), path: "analyze output")
     }
 
     func testFacesAndCodesMatchTheTruth() throws {
@@ -67,7 +53,7 @@ final class SampleTruthTests: XCTestCase {
     func testAuditCommandReproducesTheAnalyzerResults() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let records = dir.appendingPathComponent("sample.jsonl").path
-        try defaultOutput().write(to: URL(fileURLWithPath: records))
+        try RenderFixture.defaultRecords().write(to: URL(fileURLWithPath: records))
         let result = sightline("audit", records, Fixtures.sampleTruth, "--format", "json",
                                    "--min-recall", "1", "--min-precision", "1")
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -91,7 +77,7 @@ final class SampleTruthTests: XCTestCase {
     }
 
     func testStreamHeaderAndSummary() throws {
-        let lines = try jsonLines(defaultOutput())
+        let lines = try jsonLines(RenderFixture.defaultRecords())
         let stream = try XCTUnwrap(lines.first)
         XCTAssertEqual(stream["type"] as? String, "stream")
         XCTAssertEqual(stream["width"] as? Int, 1280)
@@ -114,7 +100,7 @@ final class SampleTruthTests: XCTestCase {
         let three = sightline("analyze", Fixtures.sample, "-q", "--threads", "3", "--duration", "3")
         XCTAssertEqual(three.status, 0, three.stderr)
         XCTAssertEqual(one.stdout, three.stdout, "--threads 1 differs from --threads 3")
-        let reference = try defaultOutput()
+        let reference = try RenderFixture.defaultRecords()
         // The first 3 s equal the first 90 frames of the full run (the default thread count).
         let head = try RecordFile(jsonLines: three.stdout, path: "3 threads").frames.count
         XCTAssertEqual(head, 90)

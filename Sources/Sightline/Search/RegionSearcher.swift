@@ -79,12 +79,14 @@ package final class RegionSearcher {
     /// Starts compiling the network for region searches (all searchers share the compiled model).
     package func prepare() { network?.prepareRegionSearch() }
 
-    /// One search of a blank picture, so the network's first inference (its memory and kernels
-    /// made, a few hundred milliseconds) is done before a live source's first frame.
+    /// Searches of a blank picture, one in each batch size, so the network's first inferences
+    /// (their memory and kernels made, a few hundred milliseconds each) are done before a live
+    /// source's first frame.
     package func warmUp() {
         let side = 2 * DNNFaceDetector.regionInputSide
         guard let network, let blank = VideoFrame.blank(width: side, height: side) else { return }
-        _ = try? network.detect(blank, region: Box(x: 0, y: 0, w: Double(side), h: Double(side)))
+        let region = Box(x: 0, y: 0, w: Double(side), h: Double(side))
+        _ = try? network.detect(blank, regions: Array(repeating: region, count: DNNFaceDetector.regionBatches.reduce(0, +)))
     }
 
     /// Whether following `faces` faces on crops would cost the network more than detecting the

@@ -75,12 +75,12 @@ final class AnonymizeTests: XCTestCase {
 
     // MARK: - End to end
 
-    /// The hard scene (`AnonymizationScene`), and the sample's first 2 s (a shorter clip than the
+    /// The hard scene (`AnonymizationScene`), and the sample's first second (a shorter clip than the
     /// sample's 10 s holds every case these tests check: both faces, both codes' neighbourhoods, a
     /// track's start), made once per test process.
     private static let sampleClip: Result<String, Error> = Result {
-        let sample = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-sample-2s-\(getpid()).mp4").path
-        try ffmpeg("-i", Fixtures.sample, "-t", "2", "-c", "copy", sample)
+        let sample = FileManager.default.temporaryDirectory.appendingPathComponent("sightline-sample-1s-\(getpid()).mp4").path
+        try ffmpeg("-i", Fixtures.sample, "-t", "1", "-c", "copy", sample)
         return sample
     }
 
@@ -166,21 +166,22 @@ final class AnonymizeTests: XCTestCase {
             XCTAssertEqual(counts.leaked, 0, check)
             XCTAssertGreaterThan(counts.originalFaces, clean.frames, "\(check): the check sees the faces of the original")
         }
-        // Per-frame masks at a mask threshold faces drop under (no margin, hold or look-back):
-        // faces show, and each check finds some. On the scene's second half, where most of them
-        // are (measured: detector 25, YuNet 12, identity 25 of its 45 frames; the whole scene
-        // gives 30, 14 and 31 in twice the time), anonymized whole and audited on every third
-        // frame (19, 8 and 19 of them on every other frame). With the mask threshold left at its
-        // default every face of the scene stays covered even so, and no check fires.
+        // Per-frame masks at a mask threshold many faces score under (0.8; no margin, hold or
+        // look-back): faces show, and each check finds several. On the scene's second half, where
+        // most of them are, anonymized whole and audited on every sixth frame (measured on the AMD
+        // EPYC: detector 21, YuNet 15, identity 21 leaks in its 8 frames; on every third frame 36,
+        // 27 and 36 in twice the time). At 0.6 the default's tiles and region search leave one face
+        // of the half uncovered, and only on one frame; with the mask threshold left at its default
+        // every face of the scene stays covered, and no check fires.
         let half = dir.appendingPathComponent("scene-half.mp4").path
         try ffmpeg("-i", scene, "-vf", "select=gte(n\\,45),setpts=PTS-STARTPTS", "-an", "-c:v", "libx264", "-crf", "16",
                    "-preset", "veryfast", half)
         let weak = dir.appendingPathComponent("scene-weak.mp4").path
-        try anonymize(half, weak, ["--mask-scale", "1", "--hold", "0", "--look-back", "0", "--mask-threshold", "0.6"])
-        let leaked = try leaksOnEveryNthFrame(3, half, weak, in: dir)
-        XCTAssertEqual(leaked.frames, 15)
+        try anonymize(half, weak, ["--mask-scale", "1", "--hold", "0", "--look-back", "0", "--mask-threshold", "0.8"])
+        let leaked = try leaksOnEveryNthFrame(6, half, weak, in: dir)
+        XCTAssertEqual(leaked.frames, 8)
         for check in ["detector", "second-detector", "identity"] {
-            XCTAssertGreaterThan(leaked.checks[check]?.leaked ?? 0, 0, check)
+            XCTAssertGreaterThanOrEqual(leaked.checks[check]?.leaked ?? 0, 5, check)
         }
 
         // Today's overlay blur (analyze --render --style blur) hides nothing from a detector: every

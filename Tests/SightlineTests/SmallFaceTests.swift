@@ -81,21 +81,17 @@ final class SmallFaceTests: XCTestCase {
         }
     }
 
-    private func frames(_ video: String, _ options: FaceDetectorOptions) throws -> [FrameRecord] {
-        var configuration = RunConfiguration(source: try VideoFileSource(path: video),
-                                             analysis: .detect(faces: try options.resolve(), codes: CodeReaderOptions(backend: .off)))
-        configuration.threads = 2
-        configuration.cuts = nil
-        let sink = CollectingSink()
-        try Run(configuration).run(into: [sink])
-        return sink.frames
+    /// `video` analyzed with `options` (and codes off), through `SharedRuns`: the small-face
+    /// scene's default run is also the whole run `TimelineShardTests` cuts into shards.
+    private func frames(_ video: String, _ options: [String]) throws -> [FrameRecord] {
+        try RecordFile(path: try SharedRuns.analyzed(video, ["--codes", "off"] + options)).frames
     }
 
     /// `video` analyzed by the default and at full size.
     private func compare(_ video: String, truth path: String?) throws -> Comparison {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
-        let tiled = try frames(video, FaceDetectorOptions())
-        let full = try frames(video, FaceDetectorOptions(detectWidth: 0))
+        let tiled = try frames(video, [])
+        let full = try frames(video, ["--face-width", "0"])
         XCTAssertEqual(tiled.count, full.count)
         let truth = try path.map { Dictionary(try RecordFile(path: $0).frames.map { ($0.index, $0.faces) }, uniquingKeysWith: { a, _ in a }) }
         var result = Comparison()

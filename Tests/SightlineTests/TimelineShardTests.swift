@@ -152,7 +152,7 @@ final class TimelineShardTests: XCTestCase {
 
     /// The default, cut every 3.7 s (frames 111 and 222: neither a multiple of 5 nor of the code
     /// search's 15) with a warm-up of a second each: the merged file is the whole run's, byte for
-    /// byte (the detection stride across cuts is the next test's).
+    /// byte (a detection stride across such cuts: the Ray driver's test, `RayDriverTests`).
     func testShardsWithWarmupMergeIntoTheWholeRun() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let (whole, merged, out) = try wholeAndMerged([], cuts: ["--shard-length", "3.7", "--warmup", "1"], in: dir)
@@ -185,15 +185,6 @@ final class TimelineShardTests: XCTestCase {
         }
         XCTAssertGreaterThan(observations, 0)
         print("\(differing) of \(observations) warm-up observations differ from the whole run")
-    }
-
-    /// A detection stride, cut off every schedule's grid (3.7 s: frame 111, neither a multiple of
-    /// 5 nor of 15): the shards do the same work on the same frames as the whole run (the schedule
-    /// counts stream positions), so the merged file is the whole run's, byte for byte.
-    func testShardsCutOffTheScheduleGridMergeIntoTheWholeRun() throws {
-        let dir = try Fixtures.temporaryDirectory(self)
-        let (whole, merged, _) = try wholeAndMerged(["--detect-every", "5"], cuts: ["--shard-length", "3.7", "--warmup", "2"], in: dir)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: merged)), try Data(contentsOf: URL(fileURLWithPath: whole)))
     }
 
     /// The small-face tiles across shards: the small-face scene (1080p, 15 tiles in turn, faces

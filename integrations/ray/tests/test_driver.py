@@ -153,7 +153,9 @@ def test_shards_on_two_nodes_merge_into_the_single_machine_runs(cluster, tmp_pat
 
     out = tmp_path / "out"
     started = time.monotonic()
-    result = run(files, 2.5, str(out), address, sightline=str(wrapper), analyze_args=options, warmup=1.0,
+    # Cut every 2.45 s: at frames 74 and 147 of the sample, off the grids of the detection stride
+    # (5) and of the code search (15), so the shards must count the schedule on the stream.
+    result = run(files, 2.45, str(out), address, sightline=str(wrapper), analyze_args=options, warmup=1.0,
                  retries=2, log=lambda m: print("driver:", m), timeout=900)
     ray_seconds = time.monotonic() - started
     merged = result.merged

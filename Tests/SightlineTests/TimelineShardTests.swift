@@ -202,16 +202,16 @@ final class TimelineShardTests: XCTestCase {
     }
 
     /// Identities across shards: the 16 shots of 7 people (`IdentityTests`, 24 fps, a cut every
-    /// 24 frames) cut every 3.7 s, off the sampling grid and inside shots: the shard cut at frame
-    /// 89 runs through a track (shot 3), the one at 178 through person 0's second appearance
-    /// (shot 7), 267 through person 5's second (shot 11). Merge replays the whole run's linking
-    /// from the faces the shards embedded: the merged file is the whole run's, byte for byte.
+    /// 24 frames) cut every 5.7 s, off the sampling grid (every fifth frame) and inside shots: the
+    /// shard cut at frame 137 runs through person 5's first appearance (shot 5), the one at 274
+    /// through person 5's second (shot 11). Merge replays the whole run's linking from the faces
+    /// the shards embedded: the merged file is the whole run's, byte for byte.
     func testShardsWithIdentitiesMergeIntoTheWholeRunsPeople() throws {
         try PeopleFixture.ready()
         let dir = try Fixtures.temporaryDirectory(self)
         let video = PeopleFixture.video
         let options = ["--codes", "off", "--identities", "on"]
-        let (whole, merged, out) = try wholeAndMerged(options, cuts: ["--shard-length", "3.7", "--warmup", "2"], in: dir, input: video)
+        let (whole, merged, out) = try wholeAndMerged(options, cuts: ["--shard-length", "5.7", "--warmup", "2"], in: dir, input: video)
         let wholeData = try Data(contentsOf: URL(fileURLWithPath: whole))
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: merged)), wholeData)
 
@@ -221,12 +221,12 @@ final class TimelineShardTests: XCTestCase {
         let tracks = records.filter { $0["type"] as? String == "track" }
         XCTAssertEqual(people.count, Set(IdentityTests.shots).count)
         XCTAssertTrue(people.contains { ($0["tracks"] as? [Any] ?? []).count >= 3 }, "a person in three shots has three tracks")
-        let shardStarts = [89, 178, 267, 356]   // 3.7 s × 24 fps, rounded up
+        let shardStarts = [137, 274]   // 5.7 s × 24 fps, rounded up
         func crossed(_ first: String, _ last: String) -> (([String: Any]) -> Bool) {
             { record in shardStarts.contains { ($0 > (record[first] as? Int ?? .max)) && $0 <= (record[last] as? Int ?? -1) } }
         }
         let crossing = tracks.filter(crossed("first_frame", "last_frame"))
-        XCTAssertEqual(crossing.count, 4, "each shard cut runs through one track")
+        XCTAssertEqual(crossing.count, 2, "each shard cut runs through one track")
         XCTAssertTrue(crossing.allSatisfy { $0["identity"] as? Int != nil }, "tracks across a shard cut are linked")
         // Track ids count in order of appearance: a person's tracks after the first are later appearances.
         let crossingIDs = Set(crossing.compactMap { $0["id"] as? Int })
@@ -237,7 +237,7 @@ final class TimelineShardTests: XCTestCase {
         // The shards hold the samples merge needed; they validate against the schemas.
         let shardFiles = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.contains(".shard-") }.sorted()
             .map { URL(fileURLWithPath: out).appendingPathComponent($0).path }
-        XCTAssertEqual(shardFiles.count, 5)
+        XCTAssertEqual(shardFiles.count, 3)
         let wholeIdentities = Dictionary(uniqueKeysWithValues: records.filter { $0["type"] as? String == "frame" }
             .map { (($0["index"] as? Int) ?? -1, ($0["faces"] as? [[String: Any]] ?? []).map { $0["identity"] as? Int }) })
         var relinked = 0
@@ -253,7 +253,7 @@ final class TimelineShardTests: XCTestCase {
         XCTAssertEqual(validation.status, 0, validation.stdoutText + validation.stderr)
 
         // A shard without its samples, a shard run without identities: one line each, no file.
-        let plan = dir.appendingPathComponent("plan-\((options + ["--shard-length", "3.7", "--warmup", "2"]).joined(separator: "_")).jsonl").path
+        let plan = dir.appendingPathComponent("plan-\((options + ["--shard-length", "5.7", "--warmup", "2"]).joined(separator: "_")).jsonl").path
         let noSamples = dir.appendingPathComponent("no-samples.jsonl").path
         let text = try String(contentsOfFile: shardFiles[2], encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("{\"type\":\"sample\"") }
         try (text.joined(separator: "\n") + "\n").write(toFile: noSamples, atomically: true, encoding: .utf8)

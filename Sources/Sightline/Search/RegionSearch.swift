@@ -161,13 +161,12 @@ package final class RegionSearch {
         // crop), every other search alone; the jobs share the lanes, the outcomes keep track order.
         let together = faces && first.searchesFacesTogether
         let batched = together ? predictions.indices.filter { predictions[$0].kind == .face } : []
-        var jobs = DNNFaceDetector.batches(of: batched.count).map { Array(batched[$0]) }
-        jobs += predictions.indices.filter { !(together && predictions[$0].kind == .face) }.map { [$0] }
+        let alone = predictions.indices.filter { !batched.contains($0) }
+        let batches = DNNFaceDetector.batches(of: batched.count).map { Array(batched[$0]) }
+        let jobs = batches + alone.map { [$0] }
         let results = inParallel(jobs.count, lanes: searchers.count) { j, lane -> [RegionSearcher.Outcome] in
             let job = jobs[j]
-            if together && predictions[job[0]].kind == .face {
-                return searchers[lane].searchFaces(job.map { predictions[$0] }, frame: frame)
-            }
+            if j < batches.count { return searchers[lane].searchFaces(job.map { predictions[$0] }, frame: frame) }
             return [searchers[lane].search(predictions[job[0]], patch: looks[job[0]], frame: frame, faces: faces, codes: codes)]
         }
         var outcomes = [RegionSearcher.Outcome](repeating: .nothing, count: predictions.count)

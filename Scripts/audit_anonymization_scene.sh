@@ -2,7 +2,7 @@
 # The full leak audit of the anonymization scene: `sightline anonymize` at its defaults, then
 # `sightline leaks` with its three checks (CenterFace in f32 on the full-size frame, YuNet on the
 # full-size frame, SFace identities) on every frame. The suite's AnonymizeTests runs the same
-# audit on every third frame of the scene; this is the whole of it.
+# audit on every fifth frame of the scene; this is the whole of it.
 #
 #   Scripts/audit_anonymization_scene.sh [--seconds 3] [--binary PATH]
 #

@@ -77,7 +77,9 @@ final class FaceAttributeTests: XCTestCase {
 
     func testSampleFacesSmileWithOpenEyes() throws {
         // The sample's faces are the astronaut photo (smiling, eyes open), upright: roll near 0.
-        let run = sightline("analyze", Fixtures.sample, "-q", "--face-attributes", "on", "--codes", "off", "--duration", "2")
+        // They are 83 px and more: the whole-frame pass finds them without the tiles.
+        let run = sightline("analyze", Fixtures.sample, "-q", "--face-attributes", "on", "--codes", "off", "--duration", "2",
+                            "--min-face", "40")
         XCTAssertEqual(run.status, 0, run.stderr)
         let frames = try RecordFile(jsonLines: run.stdout, path: "run").frames
         let attributes = frames.flatMap { $0.faces.compactMap(\.attributes) }

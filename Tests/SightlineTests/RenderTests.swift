@@ -94,7 +94,8 @@ final class RenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("killed.mp4").path
         let records = dir.appendingPathComponent("killed.jsonl").path
-        let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "--render", out, "-o", records])
+        // What is checked is the file a kill leaves: the sample's large faces, without the tiles.
+        let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "--min-face", "40", "--render", out, "-o", records])
         waitForLines(150, in: records, of: process)   // about half the frames through: kill
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -108,7 +109,7 @@ final class RenderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let out = dir.appendingPathComponent("int.mp4").path
         let records = dir.appendingPathComponent("int.jsonl").path
-        let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "--render", out, "-o", records])
+        let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "--min-face", "40", "--render", out, "-o", records])
         waitForLines(60, in: records, of: process)
         process.interrupt()
         process.waitUntilExit()

@@ -120,7 +120,7 @@ struct ProcessResult: Sendable {
 @discardableResult
 func runProcess(_ executable: String, _ arguments: [String], stdin: URL? = nil,
                 environment: [String: String]? = nil) throws -> ProcessResult {
-    let started = Date()
+    let started = ProfileClock()
     defer { profileLog(executable, arguments, started) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -185,7 +185,7 @@ func sightline(_ arguments: String...) -> ProcessResult { sightline(arguments) }
 /// the model folders; not those read once per process).
 func sightline(_ arguments: [String], environment: [String: String] = [:]) -> ProcessResult {
     InProcessCommand.lock.withLock { _ in
-        let started = Date()
+        let started = ProfileClock()
         defer { profileLog("sightline", arguments, started) }
         let saved = environment.keys.map { ($0, ProcessInfo.processInfo.environment[$0]) }
         for (name, value) in environment { setenv(name, value, 1) }
@@ -253,12 +253,30 @@ func jsonLines(_ data: Data) throws -> [[String: Any]] {
 /// Test helpers fail with a plain message (the library itself throws typed errors only).
 extension String: @retroactive Error {}
 
+/// When a command started: the time, and the CPU this process and its children had used (a test
+/// process runs one command at a time, so the difference is the command's CPU).
+private struct ProfileClock {
+    let date = Date()
+    let cpu = ProfileClock.cpuSeconds()
+
+    static func cpuSeconds() -> Double {
+        var total = 0.0
+        for who in [RUSAGE_SELF.rawValue, RUSAGE_CHILDREN.rawValue] {
+            var usage = rusage()
+            getrusage(who, &usage)
+            for time in [usage.ru_utime, usage.ru_stime] { total += Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        }
+        return total
+    }
+}
+
 /// With `SIGHTLINE_TEST_PROFILE=FILE`, every command the tests run (in-process `sightline`, the
-/// binary, ffmpeg, Python…) is appended to FILE as a line: seconds, program, arguments. Where the
-/// suite's time goes, command by command (docs/testing.md).
-private func profileLog(_ program: String, _ arguments: [String], _ started: Date) {
+/// binary, ffmpeg, Python…) is appended to FILE as a line: seconds, CPU seconds, program,
+/// arguments. Where the suite's time goes, command by command (docs/testing.md).
+private func profileLog(_ program: String, _ arguments: [String], _ started: ProfileClock) {
     guard let path = ProcessInfo.processInfo.environment["SIGHTLINE_TEST_PROFILE"] else { return }
-    let line = String(format: "%.3f\t%@\t%@\n", Date().timeIntervalSince(started), program, arguments.joined(separator: " "))
+    let line = String(format: "%.3f\t%.3f\t%@\t%@\n", Date().timeIntervalSince(started.date), ProfileClock.cpuSeconds() - started.cpu,
+                      program, arguments.joined(separator: " "))
     guard let file = FileHandle(forWritingAtPath: path) else {
         FileManager.default.createFile(atPath: path, contents: Data(line.utf8))
         return

@@ -100,7 +100,8 @@ final class SmallFaceTests: XCTestCase {
     /// on every `stride`-th frame from frame 1 (every frame at stride 1), in process.
     private func compare(_ video: String, truth path: String?, stride: Int = fullSizeStride) throws -> Comparison {
         _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
-        let tiled = try RecordFile(path: try SharedRuns.analyzed(video, ["--codes", "off"])).frames
+        let records = try RecordFile(path: try SharedRuns.analyzed(video, ["--codes", "off"])).frames
+        let tiled = Dictionary(records.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         let fullSize = try DNNFaceDetector(try FaceDetectorOptions(detectWidth: 0).resolve())
         let truth = try path.map { Dictionary(try RecordFile(path: $0).frames.map { ($0.index, $0.faces) }, uniquingKeysWith: { a, _ in a }) }
         let matcher = ObservationMatcher(minIoU: 0.3)
@@ -109,7 +110,7 @@ final class SmallFaceTests: XCTestCase {
         var index = 0
         while let frame = try source.nextFrame() {
             defer { index += 1 }
-            let a = try XCTUnwrap(tiled.first { $0.index == index }, "frame \(index) has no record")
+            let a = try XCTUnwrap(tiled[index], "frame \(index) has no record")
             let found = a.faces.map(\.box)
             result.searched.append(a.faceSearch ?? FaceSearch())
             result.followed += a.faces.count { $0.source == .refined }
@@ -138,7 +139,7 @@ final class SmallFaceTests: XCTestCase {
             let missed = reference.count - matcher.match(truth: reference, predicted: found).pairs.count
             if missed > 0 { result.lost[index] = missed }
         }
-        XCTAssertEqual(index, tiled.count, "one record per frame")
+        XCTAssertEqual(index, records.count, "one record per frame")
         return result
     }
 

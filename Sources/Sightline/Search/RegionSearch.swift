@@ -160,8 +160,10 @@ package final class RegionSearch {
         // The network's face searches go in batches (their crops through it at once: less per
         // crop), every other search alone; the jobs share the lanes, the outcomes keep track order.
         let together = faces && first.searchesFacesTogether
-        let batched = together ? predictions.indices.filter { predictions[$0].kind == .face } : []
-        let alone = predictions.indices.filter { !batched.contains($0) }
+        var batched: [Int] = [], alone: [Int] = []
+        for i in predictions.indices {
+            if together && predictions[i].kind == .face { batched.append(i) } else { alone.append(i) }
+        }
         let batches = DNNFaceDetector.batches(of: batched.count).map { Array(batched[$0]) }
         let jobs = batches + alone.map { [$0] }
         let results = inParallel(jobs.count, lanes: searchers.count) { j, lane -> [RegionSearcher.Outcome] in

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# How close the default run comes to the limit its face model sets.
+# How close the default run comes to the limit its face model and the decoder set.
 #
-# The limit is the model alone on every core at once, at the default's precision (INT8
-# CenterFace) and the input size the default uses for VIDEO: OpenVINO's own benchmark_app (from
-# the pinned openvino wheel, installed into a venv of its own), one stream of one thread per core,
-# as the default runs it. That is the most the model gives on this machine; a whole run, which
-# also decodes, reads codes and tracks on the same cores, cannot pass it. For comparison it also
-# times the forward pass on one thread at INT8, f32 and bf16, then the default `sightline analyze
-# VIDEO` (median of RUNS), and prints the default's fps as a share of the limit. Not part of the
-# test command.
+# The default runs, on every frame, CenterFace INT8 on the whole frame (scaled for 40 px faces)
+# and on one full-size tile in turn (for the smaller faces; the stream record gives both input
+# sizes). The model's limit is those two passes alone on every core at once: OpenVINO's own
+# benchmark_app (from the pinned openvino wheel, installed into a venv of its own), one stream of
+# one thread per core, as the default runs it. The limit with decoding is the project's speed
+# bound: cores / (decode CPU + forward-pass CPU per frame), decode CPU from `ffmpeg -threads 0 -i
+# VIDEO -f null -`. Neither counts the region searches around small faces, whose number depends
+# on the video. For comparison it also times the whole-frame pass on one thread at INT8, f32 and
+# bf16, then the default `sightline analyze VIDEO` (median of RUNS), and prints its fps as a
+# share of both limits. Not part of the test command.
 #
 # usage: Scripts/bench_model_limit.sh [VIDEO] [RUNS]
 #   VIDEO  default: Samples/faces-and-codes-720p.mp4
 #   RUNS   default runs timed (default 5)
 #   SIGHTLINE=PATH  the binary (default .build/release/sightline)
-# Needs: a release build (swift build -c release), python3 with venv, ffprobe, /usr/bin/time.
+# Needs: a release build (swift build -c release), python3 with venv, ffmpeg, ffprobe, /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . Scripts/deps/common.sh
@@ -38,26 +40,33 @@ if [ ! -x "$VENV/bin/benchmark_app" ]; then
     "$VENV/bin/pip" install --quiet "$wheel"
 fi
 
-# The input the default uses: the displayed frame at --face-width 640 (and at least 0.5 of it
-# for 40 px faces), each side rounded to a multiple of 32, as FaceModelKind.inputSize does.
-read -r W H < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$VIDEO" | tr x ' ')
-read -r IW IH < <(python3 -c "
-w, h = $W, $H
-s = min(1.0, max(640 / w if 640 < w else 1.0, 20 / 40))
-r = lambda v: max(32, (round(v * s) + 16) // 32 * 32)
-print(r(w), r(h))")
+# The input sizes the default uses for this video, as its stream record names them (the tile's
+# is empty when the frame is too small to tile).
+"$SIGHTLINE" analyze "$VIDEO" -q -o /tmp/bench-model-limit.$$ --duration 0.001 --codes off
+read -r IW IH TW TH < <(head -1 /tmp/bench-model-limit.$$ | python3 -c "
+import json, sys
+faces = json.load(sys.stdin)['analyzers']['faces']
+tile = (faces.get('tiles') or {}).get('input_size') or ['', '']
+print(*faces['input_size'], *tile)")
 CORES=$(nproc)
-echo "video: $VIDEO (${W}x${H}); CenterFace input ${IW}x${IH}; $CORES cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "video: $VIDEO; CenterFace input ${IW}x${IH}, tile ${TW:-none}${TH:+x$TH}; $CORES cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 forward_ms() {  # MODEL PRECISION
     "$VENV/bin/benchmark_app" -m "$1" -shape "[1,3,$IH,$IW]" -d CPU -nthreads 1 -nstreams 1 -nireq 1 \
         -hint none -infer_precision "$2" -api sync -t 10 2>&1 | awk '/Median:/ { v = $(NF-1); u = $NF; print (u == "us") ? v / 1000 : v }'
 }
+all_cores_fps() {  # WIDTH HEIGHT: the INT8 model alone, one stream of one thread per core
+    "$VENV/bin/benchmark_app" -m "$INT8" -shape "[1,3,$2,$1]" -d CPU -nthreads "$CORES" -nstreams "$CORES" \
+        -nireq "$CORES" -hint none -infer_precision f32 -api async -t 10 2>&1 | awk '/Throughput:/ { print $(NF-1) }'
+}
 echo "forward pass alone, one thread: int8 $(forward_ms "$INT8" f32) ms, f32 $(forward_ms "$MODEL" f32) ms, bf16 $(forward_ms "$MODEL" bf16) ms"
-ALL=$("$VENV/bin/benchmark_app" -m "$INT8" -shape "[1,3,$IH,$IW]" -d CPU -nthreads "$CORES" -nstreams "$CORES" \
-        -nireq "$CORES" -hint none -infer_precision f32 -api async -t 10 2>&1 | awk '/Throughput:/ { print $(NF-1) }')
-echo "the limit: the INT8 model alone, $CORES streams of one thread at once: $ALL fps"
+WHOLE=$(all_cores_fps "$IW" "$IH")
+echo "the INT8 model alone, $CORES streams of one thread at once: whole frame $WHOLE fps"
+TILE=0
+if [ -n "$TW" ]; then TILE=$(all_cores_fps "$TW" "$TH"); echo "  the same on the tile: $TILE fps"; fi
 
+/usr/bin/time -f "%U %S" -o /tmp/bench-model-limit.$$ ffmpeg -nostdin -v error -threads 0 -i "$VIDEO" -f null -
+DECODE_CPU=$(awk '{ print $1 + $2 }' /tmp/bench-model-limit.$$)
 walls=()
 for _ in $(seq "$RUNS"); do
     /usr/bin/time -f %e -o /tmp/bench-model-limit.$$ "$SIGHTLINE" analyze "$VIDEO" -q -o /dev/null
@@ -65,10 +74,17 @@ for _ in $(seq "$RUNS"); do
 done
 rm -f /tmp/bench-model-limit.$$
 FRAMES=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$VIDEO")
-python3 - "$ALL" "$FRAMES" "${walls[@]}" <<'PY'
+python3 - "$CORES" "$WHOLE" "$TILE" "$DECODE_CPU" "$FRAMES" "${walls[@]}" <<'PY'
 import statistics, sys
-limit, frames = float(sys.argv[1]), int(sys.argv[2])
-wall = statistics.median(float(w) for w in sys.argv[3:])
+cores, whole, tile, decode_cpu, frames = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+wall = statistics.median(float(w) for w in sys.argv[6:])
 fps = frames / wall
-print(f"default run: {frames} frames in {wall:.2f} s (median of {len(sys.argv) - 3}) = {fps:.1f} fps = {fps / limit:.2f} of the limit ({limit:.1f} fps)")
+# CPU seconds per frame: the model at N fps on all cores costs cores / N of a core per frame.
+model_cpu = cores / whole + (cores / tile if tile else 0)
+model_limit = cores / model_cpu
+limit = cores / (decode_cpu / frames + model_cpu)
+print(f"the model's limit (whole frame{' and a tile' if tile else ''}): {model_limit:.1f} fps; "
+      f"with decoding ({1000 * decode_cpu / frames:.2f} ms of CPU a frame): {limit:.1f} fps")
+print(f"default run: {frames} frames in {wall:.2f} s (median of {len(sys.argv) - 6}) = {fps:.1f} fps = "
+      f"{fps / model_limit:.2f} of the model's limit, {fps / limit:.2f} of the limit with decoding")
 PY

@@ -40,10 +40,13 @@ if [ ! -x "$VENV/bin/benchmark_app" ]; then
     "$VENV/bin/pip" install --quiet "$wheel"
 fi
 
+scratch=$(mktemp)   # one command's output at a time: a record file, then /usr/bin/time's
+trap 'rm -f "$scratch"' EXIT
+
 # The input sizes the default uses for this video, as its stream record names them (the tile's
 # is empty when the frame is too small to tile).
-"$SIGHTLINE" analyze "$VIDEO" -q -o /tmp/bench-model-limit.$$ --duration 0.001 --codes off
-read -r IW IH TW TH < <(head -1 /tmp/bench-model-limit.$$ | python3 -c "
+"$SIGHTLINE" analyze "$VIDEO" -q -o "$scratch" --duration 0.001 --codes off
+read -r IW IH TW TH < <(head -1 "$scratch" | python3 -c "
 import json, sys
 faces = json.load(sys.stdin)['analyzers']['faces']
 tile = (faces.get('tiles') or {}).get('input_size') or ['', '']
@@ -65,14 +68,13 @@ echo "the INT8 model alone, $CORES streams of one thread at once: whole frame $W
 TILE=0
 if [ -n "$TW" ]; then TILE=$(all_cores_fps "$TW" "$TH"); echo "  the same on the tile: $TILE fps"; fi
 
-/usr/bin/time -f "%U %S" -o /tmp/bench-model-limit.$$ ffmpeg -nostdin -v error -threads 0 -i "$VIDEO" -f null -
-DECODE_CPU=$(awk '{ print $1 + $2 }' /tmp/bench-model-limit.$$)
+/usr/bin/time -f "%U %S" -o "$scratch" ffmpeg -nostdin -v error -threads 0 -i "$VIDEO" -f null -
+DECODE_CPU=$(awk '{ print $1 + $2 }' "$scratch")
 walls=()
 for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f %e -o /tmp/bench-model-limit.$$ "$SIGHTLINE" analyze "$VIDEO" -q -o /dev/null
-    walls+=("$(cat /tmp/bench-model-limit.$$)")
+    /usr/bin/time -f %e -o "$scratch" "$SIGHTLINE" analyze "$VIDEO" -q -o /dev/null
+    walls+=("$(cat "$scratch")")
 done
-rm -f /tmp/bench-model-limit.$$
 FRAMES=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$VIDEO")
 python3 - "$CORES" "$WHOLE" "$TILE" "$DECODE_CPU" "$FRAMES" "${walls[@]}" <<'PY'
 import statistics, sys

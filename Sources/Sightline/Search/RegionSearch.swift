@@ -36,8 +36,16 @@ package final class RegionSearch {
             }
             : []
         fullReader = try makeCodeReader(codes)
+        self.busyFrames = busyFrames
+    }
+
+    private let busyFrames: Bool
+
+    /// Starts making the searchers' network ready. With frames off the schedule (live), waits
+    /// for it and warms each searcher up: the first frames' searches must not wait for each
+    /// searcher's first inference.
+    package func prepare() {
         searchers.first?.prepare()
-        // Live, the first frames' searches must not wait for each searcher's first inference.
         if busyFrames && !searchers.isEmpty {
             OpenVINORuntime.finishPreparations()
             searchers.forEach { $0.warmUp() }

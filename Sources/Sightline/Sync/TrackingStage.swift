@@ -58,6 +58,9 @@ public final class TrackingStage {
         search = try RegionSearch(faces: faces, codes: codes, detectEvery: detectEvery, lanes: lanes, busyFrames: busyFrames)
     }
 
+    /// Starts making the region search's network ready (see `RegionSearch.prepare`).
+    public func prepareSearch() { search.prepare() }
+
     /// The tracking settings, as the stream record reports them.
     public var configuration: TrackingConfiguration {
         TrackingConfiguration(maxGap: tracker.options.maxGap, detectEvery: detectEvery,

@@ -136,10 +136,13 @@ public final class Run: @unchecked Sendable {
                 try delivery.checkOutputsLeft()
                 count += 1
                 if let limit = configuration.frameLimit, count >= limit { stop() }
-                // Every frame of the span settled: the cool-down has done its work.
+                // Every frame of the span settled: the cool-down has done its work, and the frames
+                // read after this one are not analyzed (so it always ends on the same frame).
                 if let end = configuration.outputEnds, settled.contains(where: { $0.record.t >= end - 1e-6 }) {
                     cooledDown = true
-                    stop()
+                    configuration.source.interruptReading()
+                    frames.cancel()
+                    break
                 }
             }
             result = try frames.finish()

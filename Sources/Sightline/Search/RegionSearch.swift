@@ -16,6 +16,8 @@ package final class RegionSearch {
     private let searchers: [RegionSearcher]
     /// The whole-frame search after a code track was missed in its region.
     private let fullReader: CodeReader?
+    /// Frames without full detection may come off the stride (live: see `init`).
+    private let busyFrames: Bool
     /// A code track was missed in its region on the last frame: search the whole of this one.
     private var widen = false
     /// Live face tracks' appearance at their last detection, by track id (cascades only).
@@ -38,8 +40,6 @@ package final class RegionSearch {
         fullReader = try makeCodeReader(codes)
         self.busyFrames = busyFrames
     }
-
-    private let busyFrames: Bool
 
     /// Starts making the searchers' network ready. With frames off the schedule (live), waits
     /// for it and warms each searcher up: the first frames' searches must not wait for each

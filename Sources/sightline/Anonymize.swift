@@ -69,6 +69,7 @@ struct Anonymize: ParsableCommand {
         let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
         // The detector, its model and a mask image are checked before the input opens.
         var faces = detector.options(threshold: maskThreshold, precision: .int8)
+        faces.savesMemory = true
         if maskThreshold == nil { faces.threshold = AnonymizeOptions.defaultMaskThreshold(int8: faces.precisionInEffect == .int8) }
         let analysis = Analysis.detect(faces: try faces.resolve(), codes: CodeReaderOptions(backend: .off))
         if let path = style.maskPath { _ = try MaskImage(path: path) }
@@ -79,7 +80,6 @@ struct Anonymize: ParsableCommand {
         var configuration = RunConfiguration(source: source, analysis: analysis)
         configuration.tracking = TrackerOptions(maxGap: tracks.maxGap)
         configuration.threads = workers
-        configuration.oneWorkerPerStream = true
         configuration.schedule = Schedule(detectEvery: tracks.detectEvery)
         let run = try Run(configuration)
 

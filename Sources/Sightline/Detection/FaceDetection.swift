@@ -46,6 +46,10 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var runtime: DNNRuntime = .openvino
     /// The arithmetic asked for; `precisionInEffect` is the one the network runs in.
     public var precision: DNNPrecision = .int8
+    /// Memory before speed (`anonymize`): a large network input runs on one OpenVINO stream of
+    /// every thread, shared by the workers (`OpenVINORuntime.requestsPerStream`), and a run whose
+    /// workers need nothing but the network gets one worker per stream (`AnalysisPipeline.workers`).
+    public var savesMemory = false
 
     public init(backend: FaceBackend = .centerface, minFace: Int = 16, detectWidth: Int = 640) {
         self.backend = backend
@@ -247,7 +251,7 @@ public final class DNNFaceDetector: FaceDetecting {
         kind = known.kind
         do {
             session = try makeInferenceSession(runtime: options.runtime, modelPath: file.path, outputs: known.kind.outputs,
-                                               workers: workers, precision: detector.precision,
+                                               workers: workers, savingMemory: options.savesMemory, precision: detector.precision,
                                                knownSHA256: file.verified ? file.sha256 : nil)
             input = try NetworkInput()
             tileInput = try NetworkInput()

@@ -83,13 +83,13 @@ public enum InferenceError: Error, CustomStringConvertible, Sendable {
 /// Makes a session for one worker: `outputs` are the tensor names the backend decodes.
 /// `knownSHA256`: the file is a known model (its sha256 matched this), so OpenVINO does not read
 /// it to check its input and outputs before it first compiles it, and keeps it compiled between
-/// runs (`CompiledModelCache`).
-package func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int,
+/// runs (`CompiledModelCache`). `savingMemory`: see `OpenVINORuntime.requestsPerStream`.
+package func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int, savingMemory: Bool = false,
                                   precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> InferenceSession {
     switch runtime {
     case .openvino:
         return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, workers: workers,
-                                   precision: precision, knownSHA256: knownSHA256)
+                                   savingMemory: savingMemory, precision: precision, knownSHA256: knownSHA256)
     case .opencv:
         return try OpenCVSession(modelPath: modelPath, outputs: outputs)
     }

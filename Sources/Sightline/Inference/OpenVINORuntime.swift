@@ -32,7 +32,9 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// "2026.4.1-…" (OpenVINO's build number).
     package let version: String
 
-    private struct Key: Hashable { var path: String; var batch: Int; var width: Int; var height: Int; var workers: Int; var precision: DNNPrecision }
+    private struct Key: Hashable {
+        var path: String; var batch: Int; var width: Int; var height: Int; var workers: Int; var streams: Int; var precision: DNNPrecision
+    }
     private struct State {
         var core: OpaquePointer
         var compiled: [Key: CompileSlot] = [:]
@@ -183,23 +185,27 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// Infer requests per stream for an input of `width` x `height`. One stream per worker, each
     /// on one thread, is the faster way on 2 cores: at 640x352 (720p's default input) it took the
     /// default run's wall time down by about 9 % against two workers taking turns on one stream of
-    /// two threads (their per-layer synchronisation costs more than it gains), for 24 MiB more.
-    /// A stream's activation buffers grow with the input (CenterFace at 960x544: about 75 MB
-    /// each), so above `maxPixelsPerWorkerStream` two workers share a stream: at 1080p that
-    /// keeps about 60 MiB off the peak RSS.
-    package static func requestsPerStream(width: Int, height: Int) -> Int {
-        width * height <= maxPixelsPerWorkerStream ? 1 : 2
+    /// two threads (their per-layer synchronisation costs more than it gains), for 24 MiB more;
+    /// at 960x544 (1080p's) by about 4 %, for 24 MiB more. A stream's activation buffers grow
+    /// with the input, so above `maxPixelsPerWorkerStream` (the full-size 1080p frame) two
+    /// workers share a stream, and above `maxPixelsPerWorkerStreamSavingMemory` when memory
+    /// comes first (`FaceDetectorOptions.savesMemory`: `anonymize` at 1080p, 42 MiB less for
+    /// the same time).
+    package static func requestsPerStream(width: Int, height: Int, savingMemory: Bool = false) -> Int {
+        width * height <= (savingMemory ? maxPixelsPerWorkerStreamSavingMemory : maxPixelsPerWorkerStream) ? 1 : 2
     }
-    package static let maxPixelsPerWorkerStream = 640 * 384
+    package static let maxPixelsPerWorkerStream = 960 * 544
+    package static let maxPixelsPerWorkerStreamSavingMemory = 640 * 384
 
     /// The model compiled for a batch x 3 x height x width input, for `workers` workers (one
-    /// thread each) and the arithmetic `precision`: made by the first worker that asks, shared by
-    /// the others. A known model (`knownSHA256`) goes through the compiled-model cache.
+    /// thread each; `savingMemory`: see `requestsPerStream`) and the arithmetic `precision`: made
+    /// by the first worker that asks, shared by the others. A known model (`knownSHA256`) goes
+    /// through the compiled-model cache.
     package func compiled(path: String, outputs: [String], batch: Int = 1, width: Int, height: Int, workers: Int,
-                          precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> CompiledModel {
-        let key = Key(path: path, batch: batch, width: width, height: height, workers: workers, precision: precision)
-        let perStream = Self.requestsPerStream(width: width, height: height)
+                          savingMemory: Bool = false, precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> CompiledModel {
+        let perStream = Self.requestsPerStream(width: width, height: height, savingMemory: savingMemory)
         let streams = (max(1, workers) + perStream - 1) / perStream
+        let key = Key(path: path, batch: batch, width: width, height: height, workers: workers, streams: streams, precision: precision)
         let slot = state.withLock { state in
             let slot = state.compiled[key] ?? CompileSlot()
             state.compiled[key] = slot
@@ -302,6 +308,7 @@ package final class OpenVINOSession: InferenceSession {
     private let modelPath: String
     private let outputs: [String]
     private let workers: Int
+    private let savingMemory: Bool
     private let precision: DNNPrecision
     private let knownSHA256: String?
     private var requests: [Shape: OpaquePointer] = [:]
@@ -312,13 +319,14 @@ package final class OpenVINOSession: InferenceSession {
 
     /// Checks the model now (unless it is a known model, `knownSHA256`); compiles (or takes the
     /// shared compiled model) at the first frame, when the input size is known.
-    package init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, precision: DNNPrecision = .f32,
-                 knownSHA256: String? = nil) throws {
+    package init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, savingMemory: Bool = false,
+                 precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws {
         self.runtime = runtime
         self.precision = precision
         self.modelPath = modelPath
         self.outputs = outputs
         self.workers = workers
+        self.savingMemory = savingMemory
         self.knownSHA256 = knownSHA256
         if knownSHA256 == nil { try runtime.validate(path: modelPath, outputs: outputs) }
     }
@@ -336,12 +344,12 @@ package final class OpenVINOSession: InferenceSession {
 
     package func prepare(width: Int, height: Int, batch: Int) {
         // Only the shared compiled model: the infer requests belong to the session's thread.
-        let (runtime, path, outputs, workers, precision, sha256) = (runtime, modelPath, outputs, workers, precision, knownSHA256)
+        let (runtime, path, outputs, workers, savingMemory, precision, sha256) = (runtime, modelPath, outputs, workers, savingMemory, precision, knownSHA256)
         let groups = [preparing, OpenVINORuntime.preparing]
         groups.forEach { $0.enter() }
         OpenVINORuntime.background.async {
             _ = try? runtime.compiled(path: path, outputs: outputs, batch: batch, width: width, height: height, workers: workers,
-                                      precision: precision, knownSHA256: sha256)
+                                      savingMemory: savingMemory, precision: precision, knownSHA256: sha256)
             groups.forEach { $0.leave() }
         }
     }
@@ -349,7 +357,7 @@ package final class OpenVINOSession: InferenceSession {
     private func request(_ key: Shape) throws -> OpaquePointer {
         if let found = requests[key] { return found }
         let compiled = try runtime.compiled(path: modelPath, outputs: outputs, batch: key.batch, width: key.width, height: key.height,
-                                            workers: workers, precision: precision, knownSHA256: knownSHA256)
+                                            workers: workers, savingMemory: savingMemory, precision: precision, knownSHA256: knownSHA256)
         var request: OpaquePointer?
         let status = runtime.api.compiled_model_create_infer_request(compiled.handle, &request)
         guard status.rawValue == 0, let request else {

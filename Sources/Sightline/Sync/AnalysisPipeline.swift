@@ -77,7 +77,7 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     /// any output is written; or uses `shared` workers (a capture of several cameras).
     /// `searchesBusyFrames`: see `BackpressurePolicy.dropLateFrames`.
     package init(source: FrameSource, faces: ResolvedFaceDetector, codes: CodeReaderOptions, threads: Int,
-                 schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false, oneWorkerPerStream: Bool = false,
+                 schedule: Schedule, policy: BackpressurePolicy, shotImages: Bool = false,
                  shared: AnalysisWorkers? = nil, searchesBusyFrames: Bool = false) throws {
         self.source = source
         self.policy = policy
@@ -86,10 +86,8 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         if let shared {
             (workers, ownsWorkers) = (shared, false)
         } else {
-            let count = oneWorkerPerStream
-                ? Self.workers(threads: threads, faces: faces, readsCodes: codes.backend != .off, policy: policy,
-                               width: source.info.displayWidth, height: source.info.displayHeight)
-                : max(1, threads)
+            let count = Self.workers(threads: threads, faces: faces, readsCodes: codes.backend != .off, policy: policy,
+                                     width: source.info.displayWidth, height: source.info.displayHeight)
             (workers, ownsWorkers) = (try AnalysisWorkers(faces: faces, codes: codes, count: count, sharing: max(1, threads)), true)
         }
         let count = workers.count
@@ -123,10 +121,10 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         if ownsWorkers { workers.shutdown() }
     }
 
-    /// The analysis workers for `threads` threads when memory comes first (`oneWorkerPerStream`,
-    /// `anonymize`). A DNN detector on OpenVINO whose whole-frame input is so large that workers
-    /// share a stream (`OpenVINORuntime.requestsPerStream`: 1080p at the full size) gets one
-    /// worker per stream instead, whose inference runs on the stream's threads: a second worker on
+    /// The analysis workers for `threads` threads: one each, unless memory comes first
+    /// (`FaceDetectorOptions.savesMemory`: `anonymize`). Then a DNN detector on OpenVINO whose
+    /// whole-frame input is so large that workers share a stream (`OpenVINORuntime.requestsPerStream`:
+    /// 1080p) gets one worker per stream instead, whose inference runs on the stream's threads: a second worker on
     /// the same stream only waited for it, and held a network input (25 MB of floats at
     /// 1920x1088), an infer request and its outputs (about 55 MB in all).
     /// Not when the workers also read codes (they search the whole frame without the network),
@@ -134,9 +132,9 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     package static func workers(threads: Int, faces: ResolvedFaceDetector, readsCodes: Bool, policy: BackpressurePolicy,
                                 width: Int, height: Int) -> Int {
         let workers = max(1, threads)
-        guard !readsCodes, case .wait = policy, faces.model != nil, faces.options.runtime == .openvino,
+        guard faces.options.savesMemory, !readsCodes, case .wait = policy, faces.model != nil, faces.options.runtime == .openvino,
               let input = faces.networkInputSize(width: width, height: height) else { return workers }
-        let perStream = OpenVINORuntime.requestsPerStream(width: input.width, height: input.height)
+        let perStream = OpenVINORuntime.requestsPerStream(width: input.width, height: input.height, savingMemory: faces.options.savesMemory)
         return (workers + perStream - 1) / perStream
     }
 

@@ -63,7 +63,6 @@ public final class Run: @unchecked Sendable {
             frames = try AnalysisPipeline(source: configuration.source, faces: faces, codes: codeOptions,
                                           threads: configuration.threads, schedule: schedule,
                                           policy: configuration.backpressure, shotImages: configuration.cuts != nil,
-                                          oneWorkerPerStream: configuration.oneWorkerPerStream,
                                           shared: configuration.sharedWorkers, searchesBusyFrames: searchesBusyFrames)
         case .replay(let recorded):
             faces = nil

@@ -39,9 +39,6 @@ public struct RunConfiguration {
     package var sharedWorkers: AnalysisWorkers?
     /// What the reading thread does when the workers are behind.
     public var backpressure = BackpressurePolicy.wait
-    /// Memory before speed: a DNN detector whose whole-frame input is large gets one worker per
-    /// OpenVINO stream (`anonymize` at 1080p: about 55 MB less, about a sixth slower).
-    public var oneWorkerPerStream = false
     /// Frames before this time (seconds) are a shard's warm-up: analyzed and tracked, handed to
     /// the sinks as warm-up frames only (tracks ending there too are left out).
     public var warmupEnds: Double?

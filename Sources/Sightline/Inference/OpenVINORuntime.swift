@@ -6,7 +6,7 @@ import SightlineFrames
 /// OpenVINO's CPU runtime, loaded once per process from the library Scripts/install-deps.sh
 /// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps the compiled models
 /// per model file and input size: a copy for each worker, or one shared by the workers for large
-/// inputs (`network`); each worker makes its own infer request.
+/// inputs and when memory comes first (`network`); each worker makes its own infer request.
 package final class OpenVINORuntime: @unchecked Sendable {
     // @unchecked Sendable: `api` is immutable after loading; the table of compiled models is
     // used under `state`'s lock, each model is compiled under its slot's lock (OpenVINO's core is
@@ -210,8 +210,11 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// `release`d, then the next worker's (a process that runs again reuses it). Else (large
     /// inputs, or memory first) the workers share one model: a stream each, or two to a stream.
     /// Made on first use; a known model (`knownSHA256`) goes through the compiled-model cache.
+    /// `leased` false (a compilation ahead of use): a copy is made and left to the next worker
+    /// that asks, which waits for it if it is still being made.
     package func network(path: String, outputs: [String], batch: Int = 1, width: Int, height: Int, workers: Int,
-                         savingMemory: Bool = false, precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> Network {
+                         savingMemory: Bool = false, precision: DNNPrecision = .f32, knownSHA256: String? = nil,
+                         leased: Bool = true) throws -> Network {
         let perStream = Self.requestsPerStream(width: width, height: height, savingMemory: savingMemory)
         // Memory first (`anonymize`, bound by its encoder) keeps the streams: copies took it the
         // same time for 10 MiB more at 720p.
@@ -227,7 +230,7 @@ package final class OpenVINORuntime: @unchecked Sendable {
             let free = state.copies[key, default: []].first { !state.leased.contains(ObjectIdentifier($0)) }
             let slot = free ?? CompileSlot()
             if free == nil { state.copies[key, default: []].append(slot) }
-            state.leased.insert(ObjectIdentifier(slot))
+            if leased { state.leased.insert(ObjectIdentifier(slot)) }
             return slot
         }
         do {
@@ -240,9 +243,9 @@ package final class OpenVINORuntime: @unchecked Sendable {
                 }
                 return try made!.get()
             }
-            return Network(model: model, copy: own ? slot : nil)
+            return Network(model: model, copy: own && leased ? slot : nil)
         } catch {
-            if own { unlease(slot) }
+            if own && leased { unlease(slot) }
             throw error
         }
     }
@@ -388,16 +391,14 @@ package final class OpenVINOSession: InferenceSession {
     package var runsBatches: Bool { true }
 
     package func prepare(width: Int, height: Int, batch: Int) {
-        // Only the compiled model, for whichever worker asks first: the infer requests belong to
-        // the session's thread.
+        // Only the compiled model, for whichever worker asks first (not leased to this one): the
+        // infer requests belong to the session's thread.
         let (runtime, path, outputs, workers, savingMemory, precision, sha256) = (runtime, modelPath, outputs, workers, savingMemory, precision, knownSHA256)
         let groups = [preparing, OpenVINORuntime.preparing]
         groups.forEach { $0.enter() }
         OpenVINORuntime.background.async {
-            if let network = try? runtime.network(path: path, outputs: outputs, batch: batch, width: width, height: height, workers: workers,
-                                                  savingMemory: savingMemory, precision: precision, knownSHA256: sha256) {
-                runtime.release(network)
-            }
+            _ = try? runtime.network(path: path, outputs: outputs, batch: batch, width: width, height: height, workers: workers,
+                                     savingMemory: savingMemory, precision: precision, knownSHA256: sha256, leased: false)
             groups.forEach { $0.leave() }
         }
     }

@@ -200,15 +200,19 @@ package final class OpenVINORuntime: @unchecked Sendable {
     }
     package static let maxPixelsPerWorkerStream = 960 * 544
     package static let maxPixelsPerWorkerStreamSavingMemory = 640 * 384
+    /// The smallest input a worker gets a copy of its own for (`network`): the frames' passes,
+    /// whole (640x352 at 720p) and tiled (256x288).
+    package static let minPixelsPerCopy = 256 * 256
 
     /// The network one worker runs a batch x 3 x height x width input on, for `workers` workers
     /// (one thread each; `savingMemory`: see `requestsPerStream`) in the arithmetic `precision`.
-    /// Where each worker would have a stream of its own, it gets a copy of the model of its own
-    /// instead, compiled without streams, so that its inference runs on the worker's own thread
-    /// rather than being handed to a stream's thread and back: the 720p camera-like copy in 0.90
-    /// of the wall time (1080p: 0.95), for 13 MiB more (21). The copy is the worker's until it is
-    /// `release`d, then the next worker's (a process that runs again reuses it). Else (large
-    /// inputs, or memory first) the workers share one model: a stream each, or two to a stream.
+    /// Where each worker would have a stream of its own for a frame's pass, it gets a copy of the
+    /// model of its own instead, compiled without streams, so that its inference runs on the
+    /// worker's own thread rather than being handed to a stream's thread and back: the 720p
+    /// camera-like copy in 0.90 of the wall time (1080p: 0.95), for 13 MiB more (21). The copy is
+    /// the worker's until it is `release`d, then the next worker's (a process that runs again
+    /// reuses it). Else (small and large inputs, or memory first) the workers share one model: a
+    /// stream each, or two to a stream.
     /// Made on first use; a known model (`knownSHA256`) goes through the compiled-model cache.
     /// `leased` false (a compilation ahead of use): a copy is made and left to the next worker
     /// that asks, which waits for it if it is still being made.
@@ -217,8 +221,11 @@ package final class OpenVINORuntime: @unchecked Sendable {
                          leased: Bool = true) throws -> Network {
         let perStream = Self.requestsPerStream(width: width, height: height, savingMemory: savingMemory)
         // Memory first (`anonymize`, bound by its encoder) keeps the streams: copies took it the
-        // same time for 10 MiB more at 720p.
-        let own = perStream == 1 && !savingMemory
+        // same time for 10 MiB more at 720p. So do the small networks (the region search's 96x96
+        // crops, SFace's 112x112): every camera's region search has a session per lane, so their
+        // copies would multiply with cameras and lanes, each an import (0.1 s; 0.9 s with AVX2
+        // kernels: two cameras then started 5 s late), for passes that are short and few.
+        let own = perStream == 1 && !savingMemory && width * height >= Self.minPixelsPerCopy
         let key = Key(path: path, batch: batch, width: width, height: height, streams: own ? 0 : (max(1, workers) + perStream - 1) / perStream,
                       threads: own ? 1 : max(1, workers), precision: precision)
         let slot = state.withLock { state in

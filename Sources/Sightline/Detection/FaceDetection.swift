@@ -46,10 +46,9 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var runtime: DNNRuntime = .openvino
     /// The arithmetic asked for; `precisionInEffect` is the one the network runs in.
     public var precision: DNNPrecision = .int8
-    /// Memory before speed (`anonymize`): the workers share one compiled model (a stream each, no
-    /// copy each), a large network input runs on one stream of every thread
-    /// (`OpenVINORuntime.network`), and a run whose workers need nothing but the network gets one
-    /// worker per stream (`AnalysisPipeline.workers`).
+    /// Memory before speed (`anonymize`): a large network input runs on one OpenVINO stream of
+    /// every thread, shared by the workers (`OpenVINORuntime.requestsPerStream`), and a run whose
+    /// workers need nothing but the network gets one worker per stream (`AnalysisPipeline.workers`).
     public var savesMemory = false
 
     public init(backend: FaceBackend = .centerface, minFace: Int = 16, detectWidth: Int = 640) {

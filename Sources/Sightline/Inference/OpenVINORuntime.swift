@@ -344,7 +344,8 @@ package final class OpenVINOSession: InferenceSession {
 
     package func prepare(width: Int, height: Int, batch: Int) {
         // Only the shared compiled model: the infer requests belong to the session's thread.
-        let (runtime, path, outputs, workers, savingMemory, precision, sha256) = (runtime, modelPath, outputs, workers, savingMemory, precision, knownSHA256)
+        let (runtime, path, outputs, workers, savingMemory, precision, sha256) =
+            (runtime, modelPath, outputs, workers, savingMemory, precision, knownSHA256)
         let groups = [preparing, OpenVINORuntime.preparing]
         groups.forEach { $0.enter() }
         OpenVINORuntime.background.async {

@@ -70,6 +70,7 @@ struct Analyze: ParsableCommand {
             atomically: start != nil || duration != nil)
         let summary = try run.runStoppable(into: sinks)
         if summary.interrupted { throw ExitCode(130) }
+        if let failure = run.analysisFailure(summary, path: input) { throw failure }
         if !summary.damage.isEmpty {
             throw SightlineError.inputDamaged(path: input, reason: "\(summary.damage) (\(summary.frames) frames analyzed)")
         }

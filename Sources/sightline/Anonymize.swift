@@ -103,6 +103,9 @@ struct Anonymize: ParsableCommand {
         defer { signals.forEach { $0.cancel() } }
         let summary = try run.run(into: sinks)
         if summary.interrupted { throw ExitCode(130) }
+        if let failure = run.analysisFailure(summary, path: input, consequence: " (faces on those frames may be left uncovered)") {
+            throw failure
+        }
         if !summary.damage.isEmpty {
             throw SightlineError.inputDamaged(path: input, reason: "\(summary.damage) (\(summary.frames) frames anonymized)")
         }

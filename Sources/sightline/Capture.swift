@@ -184,6 +184,7 @@ struct Capture: ParsableCommand {
                 defer { group.leave() }
                 do {
                     let summary = try camera.run.run(into: camera.sinks)
+                    if let failure = camera.run.analysisFailure(summary, path: camera.path) { throw failure }
                     if let readError = summary.damage.readError {
                         throw SightlineError.inputDamaged(path: camera.path, reason: readError + " (\(summary.frames) frames captured)")
                     }

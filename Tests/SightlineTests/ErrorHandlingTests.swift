@@ -95,6 +95,69 @@ final class ErrorHandlingTests: XCTestCase {
         XCTAssertEqual(summary["frames"] as? Int, lines.filter { $0["type"] as? String == "frame" }.count)
     }
 
+    /// A network that loads and has CenterFace's outputs but cannot be compiled for a frame (an
+    /// OpenVINO IR whose outputs are reshaped to 32x32 whatever the input): every frame's face
+    /// status says error, the records are complete, and the run ends with exit code 1 and one
+    /// line giving the count and the first error; `anonymize` says faces may be left uncovered.
+    func testADetectorFailingOnEveryFrameEndsWithTheFirstErrorAndCompleteOutput() throws {
+        let model = try brokenCenterFace()
+        let run = try sightlineBinary("analyze", Fixtures.sample, "-q", "--duration", "0.2", "--codes", "off",
+                                      "--dnn-precision", "f32", "--face-model", model, "-o", path("failed.jsonl"))
+        let lines = try jsonLines(try Data(contentsOf: URL(fileURLWithPath: path("failed.jsonl"))))
+        let frames = lines.filter { $0["type"] as? String == "frame" }
+        XCTAssertEqual(frames.count, 6)
+        XCTAssertTrue(frames.allSatisfy { ($0["status"] as? [String: Any])?["faces"] as? String == "error" }, "\(frames)")
+        // A frame's whole-frame pass and its tiles each fail.
+        let errors = try XCTUnwrap(lines.last?["analyzer_errors"] as? Int)
+        XCTAssertGreaterThanOrEqual(errors, 6)
+        assertFails(run, exit: 1, mentions: [Fixtures.sample, "analysis failed: \(errors) analyzer errors, the first: frame 0:",
+                                             "broken.xml: it does not take a 640x352 colour image"])
+
+        try ffmpeg("-i", Fixtures.sample, "-t", "0.2", "-c", "copy", path("short.mp4"))
+        let anonymized = try sightlineBinary("anonymize", path("short.mp4"), "-o", path("failed.mp4"), "-q", "--face-model", model)
+        assertFails(anonymized, exit: 1, mentions: [path("short.mp4"), "analysis failed", "may be left uncovered"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("failed.mp4")))
+    }
+
+    /// An OpenVINO IR with one image input and CenterFace's four outputs, each the input reshaped
+    /// to 1x3x32x32: it reads, but compiles for no frame size the detector asks for.
+    private func brokenCenterFace() throws -> String {
+        var target = [Int64](arrayLiteral: 1, 3, 32, 32)
+        try Data(bytes: &target, count: 32).write(to: URL(fileURLWithPath: path("broken.bin")))
+        let dims = { (values: [Int]) in values.map { "<dim>\($0)</dim>" }.joined() }
+        let outputs = ["537", "538", "539", "540"]
+        let reshapes = outputs.enumerated().map { i, name in
+            """
+            <layer id="\(2 + i)" name="reshape\(name)" type="Reshape" version="opset1"><data special_zero="false"/>
+            <input><port id="0" precision="FP32">\(dims([1, 3, -1, -1]))</port><port id="1" precision="I64">\(dims([4]))</port></input>
+            <output><port id="2" precision="FP32" names="\(name)">\(dims([1, 3, 32, 32]))</port></output></layer>
+            <layer id="\(6 + i)" name="out\(name)" type="Result" version="opset1">
+            <input><port id="0" precision="FP32">\(dims([1, 3, 32, 32]))</port></input></layer>
+            """
+        }.joined(separator: "\n")
+        let edges = outputs.indices.map { i in
+            """
+            <edge from-layer="0" from-port="0" to-layer="\(2 + i)" to-port="0"/>
+            <edge from-layer="1" from-port="0" to-layer="\(2 + i)" to-port="1"/>
+            <edge from-layer="\(2 + i)" from-port="2" to-layer="\(6 + i)" to-port="0"/>
+            """
+        }.joined(separator: "\n")
+        let xml = """
+            <?xml version="1.0"?>
+            <net name="broken" version="11"><layers>
+            <layer id="0" name="input.1" type="Parameter" version="opset1"><data shape="1,3,?,?" element_type="f32"/>
+            <output><port id="0" precision="FP32" names="input.1">\(dims([1, 3, -1, -1]))</port></output></layer>
+            <layer id="1" name="shape" type="Const" version="opset1"><data element_type="i64" shape="4" offset="0" size="32"/>
+            <output><port id="0" precision="I64">\(dims([4]))</port></output></layer>
+            \(reshapes)
+            </layers><edges>
+            \(edges)
+            </edges></net>
+            """
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: path("broken.xml")))
+        return path("broken.xml")
+    }
+
     func testInterruptFinishesTheRecordsAndSaysSo() throws {
         let process = try startSightline(["analyze", Fixtures.sample, "-q", "--threads", "1", "-o", path("int.jsonl")])
         waitForLines(5, in: path("int.jsonl"), of: process, timeout: 60)   // frames are being written

@@ -16,6 +16,9 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     /// The input was read to the end but parts of it could not be decoded. Output is complete for
     /// everything that decoded.
     case inputDamaged(path: String, reason: String)
+    /// A detector failed on some frames of the input (their records' status says error). Output
+    /// is complete for every frame.
+    case analysisFailed(path: String, reason: String)
     /// `models fetch`: the source could not be read to its end (unreachable, HTTP error, cut short).
     /// Nothing was installed.
     case fetchFailed(name: String, source: String, reason: String)
@@ -55,6 +58,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
         case let .writeFailed(path, reason): return "\(path): write failed: \(reason)"
         case let .detectorUnavailable(name, reason): return "\(name): detector unavailable: \(reason)"
         case let .inputDamaged(path, reason): return "\(path): input damaged: \(reason)"
+        case let .analysisFailed(path, reason): return "\(path): analysis failed: \(reason)"
         case let .fetchFailed(name, source, reason): return "\(name): fetch from \(source) failed: \(reason); nothing was installed"
         case let .checksumMismatch(name, source, reason): return "\(name): file from \(source) rejected: \(reason); nothing was installed"
         case let .permissionDenied(path, reason): return "\(path): permission denied: \(reason)"
@@ -74,7 +78,7 @@ public enum SightlineError: Error, CustomStringConvertible, Sendable {
     /// The process exit code documented in docs/exit-codes.md.
     public var exitCode: Int32 {
         switch self {
-        case .internal: return 1
+        case .internal, .analysisFailed: return 1
         case .inputDamaged: return 2
         case .timeOutOfRange: return 64
         case .notMedia, .checksumMismatch, .notImage, .recordsMismatch, .shardRejected, .framesMismatch: return 65

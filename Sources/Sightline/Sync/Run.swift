@@ -30,6 +30,8 @@ public final class Run: @unchecked Sendable {
     private let cutDetector: CutDetector?
     private let identityLinker: IdentityLinker?
     private let stopRequested = Atomic(false)
+    /// The first analyzer error of the run, which the summary only counts.
+    private var firstAnalyzerError: String?
     /// The run stopped because its cool-down was done (not interrupted).
     private var cooledDown = false
     /// A run with a cool-down: its track records are made from the frames it hands out, without
@@ -81,6 +83,14 @@ public final class Run: @unchecked Sendable {
         } else {
             identityLinker = nil
         }
+    }
+
+    /// The run's analyzer errors (`summary`, the summary `run` returned) as one error naming
+    /// `path`, or nil when there were none. `consequence` says what they cost the output.
+    public func analysisFailure(_ summary: SummaryRecord, path: String, consequence: String = "") -> SightlineError? {
+        guard summary.analyzerErrors > 0 else { return nil }
+        let first = firstAnalyzerError.map { ", the first: \($0)" } ?? ""
+        return .analysisFailed(path: path, reason: "\(summary.analyzerErrors) analyzer errors\(first)\(consequence)")
     }
 
     /// The identity settings, as the stream record reports them (nil: no identities).
@@ -162,6 +172,7 @@ public final class Run: @unchecked Sendable {
 
         var summary = delivery.summary
         summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0) + (identityLinker?.errors ?? 0)
+        firstAnalyzerError = result.analyzerErrors.first
         summary.damage = result.damage
         summary.interrupted = stopRequested.load(ordering: .relaxed) && !cooledDown
             && !(configuration.frameLimit.map { count >= $0 } ?? false)

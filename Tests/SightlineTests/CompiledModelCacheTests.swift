@@ -84,4 +84,26 @@ final class CompiledModelCacheTests: XCTestCase {
         XCTAssertEqual(try analyze([:]), off, "imported")
         XCTAssertEqual(try analyze(["XDG_CACHE_HOME": blocked.path]), off, "cache folder not writable")
     }
+
+    /// OpenVINO refuses to import a network compiled under another oneDNN instruction limit
+    /// (`ONEDNN_MAX_CPU_ISA`, Scripts/avx2.sh's): a run held to AVX2 keeps networks of its own
+    /// beside the native ones, rather than finding theirs, compiling every time and keeping none.
+    func testARunHeldToAVX2KeepsNetworksOfItsOwn() throws {
+        _ = try Fixtures.sharedModelOrSkip(try XCTUnwrap(KnownModel.named("centerface")))
+        let dir = try Fixtures.temporaryDirectory(self)
+        let compiled = dir.appendingPathComponent("sightline/compiled")
+        func analyze(_ environment: [String: String]) throws -> Set<String> {
+            let run = try runProcess(Fixtures.binary, ["analyze", Fixtures.sample, "-q", "--codes", "off", "--duration", "0.2"],
+                                     environment: ["XDG_CACHE_HOME": dir.path, "SIGHTLINE_MODELS": ""].merging(environment) { $1 })
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return Set(try FileManager.default.contentsOfDirectory(atPath: compiled.path).filter { $0.hasSuffix(".ovnet") })
+        }
+        // ALL (no limit) rather than none: the suite itself may run held to AVX2.
+        let native = try analyze(["ONEDNN_MAX_CPU_ISA": "ALL"])
+        XCTAssertFalse(native.isEmpty)
+        let both = try analyze(["ONEDNN_MAX_CPU_ISA": "AVX2"])
+        XCTAssertTrue(native.isSubset(of: both))
+        XCTAssertEqual(both.count, 2 * native.count)
+        XCTAssertEqual(try analyze(["ONEDNN_MAX_CPU_ISA": "ALL"]), both)
+    }
 }

@@ -8,13 +8,13 @@ import SightlineRecords
 /// before takes about 0.05 s, and infers bit for bit the same.
 ///
 /// Only known models are kept (their sha256 matched the registry), one file per `Key`: the
-/// model's sha256, OpenVINO's build, the input's size and batch, streams, threads and precision, and the CPU
-/// (its compiled kernels use the CPU's instructions, and a home folder may be shared by several
-/// machines). A file starts with those facts and the size and sha256 of the network after them,
-/// all checked before OpenVINO sees the network: a truncated, damaged or mismatched file is
-/// compiled again and replaced. Files are written whole or not at all, so runs may share the
-/// folder; the least recently used go when there are more than `capacity`. The cache only saves
-/// time: a folder that cannot be written is not an error.
+/// model's sha256, OpenVINO's build, the input's size and batch, streams, threads and precision,
+/// and the CPU with oneDNN's limit on its instructions (its compiled kernels use them, and a home
+/// folder may be shared by several machines). A file starts with those facts and the size and
+/// sha256 of the network after them, all checked before OpenVINO sees the network: a truncated,
+/// damaged or mismatched file is compiled again and replaced. Files are written whole or not at
+/// all, so runs may share the folder; the least recently used go when there are more than
+/// `capacity`. The cache only saves time: a folder that cannot be written is not an error.
 /// `SIGHTLINE_COMPILED_CACHE=off` turns it off; the folder can be deleted at any time.
 package struct CompiledModelCache: Sendable {
     package let directory: String
@@ -54,7 +54,9 @@ package struct CompiledModelCache: Sendable {
             """
         }
 
-        /// The CPU's model name and a digest of its instruction flags.
+        /// The CPU's model name, a digest of its instruction flags, and oneDNN's limit on them
+        /// (`ONEDNN_MAX_CPU_ISA`, as Scripts/avx2.sh sets it): OpenVINO refuses to import a network
+        /// compiled under another limit ("built for a different runtime configuration").
         package static let cpu: String = {
             let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
             func field(_ name: String) -> String {
@@ -62,7 +64,8 @@ package struct CompiledModelCache: Sendable {
                     .flatMap { $0.split(separator: ":", maxSplits: 1).last }
                     .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
             }
-            return field("model name") + ", flags " + SHA256.hex(of: Data(field("flags").utf8))
+            let limit = ProcessInfo.processInfo.environment["ONEDNN_MAX_CPU_ISA"].map { ", oneDNN limited to \($0)" } ?? ""
+            return field("model name") + ", flags " + SHA256.hex(of: Data(field("flags").utf8)) + limit
         }()
     }
 

@@ -15,7 +15,16 @@ public enum DNNPrecision: String, CaseIterable, Sendable {
     case bf16
 
     /// OpenVINO's INFERENCE_PRECISION_HINT: what the layers that are not quantized compute in.
-    package var inferenceHint: String { self == .bf16 ? "bf16" : "f32" }
+    package var inferenceHint: String { self == .bf16 && Self.oneDNNMayUseBF16() ? "bf16" : "f32" }
+
+    /// False when oneDNN is held to an instruction set without bf16 (`ONEDNN_MAX_CPU_ISA`, as
+    /// Scripts/avx2.sh does): OpenVINO's CPU plugin reads the CPU's flags, not that limit, so it
+    /// would still choose bf16 layers that oneDNN then cannot make ("could not create a primitive
+    /// descriptor for the deconvolution"). f32 is what a CPU without bf16 computes anyway.
+    package static func oneDNNMayUseBF16(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        guard let isa = environment["ONEDNN_MAX_CPU_ISA"]?.uppercased() else { return true }
+        return !["SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE", "AVX512_CORE_VNNI"].contains(isa)
+    }
 }
 
 /// One output of a network run: a view of the runtime's buffer, valid until the session runs

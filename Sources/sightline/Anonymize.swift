@@ -69,7 +69,7 @@ struct Anonymize: ParsableCommand {
         let options = AnonymizeOptions(style: style, shape: maskShape, maskScale: maskScale, hold: hold, lookBack: lookBack)
         // The detector, its model and a mask image are checked before the input opens.
         var faces = detector.options(threshold: maskThreshold, precision: .int8)
-        faces.savesMemory = true
+        faces.networkPriority = .memory
         if maskThreshold == nil { faces.threshold = AnonymizeOptions.defaultMaskThreshold(int8: faces.precisionInEffect == .int8) }
         let analysis = Analysis.detect(faces: try faces.resolve(), codes: CodeReaderOptions(backend: .off))
         if let path = style.maskPath { _ = try MaskImage(path: path) }

@@ -141,7 +141,7 @@ struct Capture: ParsableCommand {
         // One set of analysis threads for every camera (a run of its own for a single one).
         var shared: AnalysisWorkers?
         if several, case let .detect(faces, codes) = analysis {
-            shared = try AnalysisWorkers(faces: faces, codes: codes, count: detection.performance.workers,
+            shared = try AnalysisWorkers(faces: faces.forLiveSource, codes: codes, count: detection.performance.workers,
                                          sharing: detection.performance.workers)
         }
         defer { shared?.shutdown() }

@@ -46,10 +46,10 @@ public struct FaceDetectorOptions: Sendable, Equatable {
     public var runtime: DNNRuntime = .openvino
     /// The arithmetic asked for; `precisionInEffect` is the one the network runs in.
     public var precision: DNNPrecision = .int8
-    /// Memory before speed (`anonymize`): a large network input runs on one OpenVINO stream of
-    /// every thread, shared by the workers (`OpenVINORuntime.requestsPerStream`), and a run whose
-    /// workers need nothing but the network gets one worker per stream (`AnalysisPipeline.workers`).
-    public var savesMemory = false
+    /// What the network's placement puts first: speed (a file), a quick start (a live source:
+    /// `ResolvedFaceDetector.forLiveSource`) or memory (`anonymize`, which also gets one worker
+    /// per stream for a large input: `AnalysisPipeline.workers`).
+    public var networkPriority: NetworkPriority = .speed
 
     public init(backend: FaceBackend = .centerface, minFace: Int = 16, detectWidth: Int = 640) {
         self.backend = backend
@@ -251,7 +251,7 @@ public final class DNNFaceDetector: FaceDetecting {
         kind = known.kind
         do {
             session = try makeInferenceSession(runtime: options.runtime, modelPath: file.path, outputs: known.kind.outputs,
-                                               workers: workers, savingMemory: options.savesMemory, precision: detector.precision,
+                                               workers: workers, priority: options.networkPriority, precision: detector.precision,
                                                knownSHA256: file.verified ? file.sha256 : nil)
             input = try NetworkInput()
             tileInput = try NetworkInput()

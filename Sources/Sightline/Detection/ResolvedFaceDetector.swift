@@ -24,6 +24,15 @@ public struct ResolvedFaceDetector: Sendable, Equatable {
     public var precision: DNNPrecision { options.precisionInEffect }
     public var effectiveThreshold: Double { options.effectiveThreshold }
 
+    /// The same detector for a live source, which starts streaming once its networks are ready:
+    /// they are placed for a quick start (`NetworkPriority.start`), unless memory comes first.
+    package var forLiveSource: ResolvedFaceDetector {
+        guard options.networkPriority == .speed else { return self }
+        var options = options
+        options.networkPriority = .start
+        return ResolvedFaceDetector(options: options, model: model, runtimeVersion: runtimeVersion, cascadePath: cascadePath)
+    }
+
     /// The network input size for frames of this displayed size (nil for the cascades).
     public func networkInputSize(width: Int, height: Int) -> (width: Int, height: Int)? {
         options.networkInputSize(width: width, height: height)

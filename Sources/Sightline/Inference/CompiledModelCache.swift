@@ -89,7 +89,7 @@ package struct CompiledModelCache: Sendable {
     package func store(_ key: Key, export: (String) -> Bool) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = path(for: key)
-        let scratch = path + ".\(getpid()).export"
+        let scratch = path + ".\(getpid()).\(UUID().uuidString).export"
         defer { unlink(scratch) }
         guard export(scratch), let network = FileManager.default.contents(atPath: scratch), !network.isEmpty,
               let file = try? AtomicFile(path: path, unique: true) else { return }

@@ -89,16 +89,30 @@ public enum InferenceError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// What the placement of a network's compiled models puts first (`OpenVINORuntime.network`).
+public enum NetworkPriority: Sendable, Equatable {
+    /// Frames per second (a file's run): each worker runs a frame's passes on a compiled copy of
+    /// its own, on its own thread.
+    case speed
+    /// A quick start (a live source, which starts streaming once its networks are ready): the
+    /// workers share one compiled model, a stream each, for one import instead of one per worker.
+    case start
+    /// Memory (`anonymize`, bound by its encoder): shared, and two workers to a stream from
+    /// smaller inputs (`OpenVINORuntime.requestsPerStream`).
+    case memory
+}
+
 /// Makes a session for one worker: `outputs` are the tensor names the backend decodes.
 /// `knownSHA256`: the file is a known model (its sha256 matched this), so OpenVINO does not read
 /// it to check its input and outputs before it first compiles it, and keeps it compiled between
-/// runs (`CompiledModelCache`). `savingMemory`: see `OpenVINORuntime.requestsPerStream`.
-package func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int, savingMemory: Bool = false,
+/// runs (`CompiledModelCache`). `priority`: how OpenVINO's compiled models are placed.
+package func makeInferenceSession(runtime: DNNRuntime, modelPath: String, outputs: [String], workers: Int,
+                                  priority: NetworkPriority = .speed,
                                   precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> InferenceSession {
     switch runtime {
     case .openvino:
         return try OpenVINOSession(runtime: OpenVINORuntime.loaded(), modelPath: modelPath, outputs: outputs, workers: workers,
-                                   savingMemory: savingMemory, precision: precision, knownSHA256: knownSHA256)
+                                   priority: priority, precision: precision, knownSHA256: knownSHA256)
     case .opencv:
         return try OpenCVSession(modelPath: modelPath, outputs: outputs)
     }

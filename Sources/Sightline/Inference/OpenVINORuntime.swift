@@ -4,9 +4,9 @@ import Synchronization
 import SightlineFrames
 
 /// OpenVINO's CPU runtime, loaded once per process from the library Scripts/install-deps.sh
-/// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps one compiled model
-/// per model file and input size, shared by every worker (`requestsPerStream`); each
-/// worker makes its own infer request.
+/// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps the compiled models
+/// per model file and input size: a copy for each worker, or one shared by the workers for large
+/// inputs and when memory comes first (`network`); each worker makes its own infer request.
 package final class OpenVINORuntime: @unchecked Sendable {
     // @unchecked Sendable: `api` is immutable after loading; the table of compiled models is
     // used under `state`'s lock, each model is compiled under its slot's lock (OpenVINO's core is
@@ -33,11 +33,15 @@ package final class OpenVINORuntime: @unchecked Sendable {
     package let version: String
 
     private struct Key: Hashable {
-        var path: String; var batch: Int; var width: Int; var height: Int; var workers: Int; var streams: Int; var precision: DNNPrecision
+        var path: String; var batch: Int; var width: Int; var height: Int; var streams: Int; var threads: Int; var precision: DNNPrecision
     }
     private struct State {
         var core: OpaquePointer
-        var compiled: [Key: CompileSlot] = [:]
+        /// The models the workers share, by key.
+        var shared: [Key: CompileSlot] = [:]
+        /// The workers' own copies, by key, and those a session holds now (`network`, `release`).
+        var copies: [Key: [CompileSlot]] = [:]
+        var leased: Set<ObjectIdentifier> = []
         /// Model files already checked, with the outputs asked for (each worker's session asks).
         var validated: Set<[String]> = []
         /// A checked model not compiled yet, by file and outputs: the first compilation takes it
@@ -49,7 +53,7 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// Where one key's compiled model is made once: the first caller compiles it (outside the
     /// runtime's lock, so models of other sizes compile at the same time on other threads), and
     /// later callers wait for it and share it, or its error.
-    private final class CompileSlot: Sendable {
+    fileprivate final class CompileSlot: Sendable {
         let made = Mutex<Result<CompiledModel, InferenceError>?>(nil)
     }
 
@@ -182,44 +186,91 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// Allocations from this size get a mapping of their own (see the shim).
     package static let mmapThreshold: Int32 = 1 << 20
 
-    /// Infer requests per stream for an input of `width` x `height`. One stream per worker, each
-    /// on one thread, is the faster way on 2 cores: at 640x352 (720p's default input) it took the
-    /// default run's wall time down by about 9 % against two workers taking turns on one stream of
-    /// two threads (their per-layer synchronisation costs more than it gains), for 24 MiB more;
-    /// at 960x544 (1080p's) by about 4 %, for 24 MiB more. A stream's activation buffers grow
-    /// with the input, so above `maxPixelsPerWorkerStream` (the full-size 1080p frame) two
-    /// workers share a stream, and above `maxPixelsPerWorkerStreamSavingMemory` when memory
-    /// comes first (`FaceDetectorOptions.savesMemory`: `anonymize` at 1080p, 42 MiB less for
-    /// the same time).
+    /// Workers per stream for an input of `width` x `height`: 1, each worker on a model of its
+    /// own (`network`), or 2, two workers taking turns on one stream of two threads. One each is
+    /// the faster way on 2 cores: as a stream each, it took the default run's wall time down by
+    /// about 9 % at 640x352 (720p's default input; the two-thread stream's per-layer
+    /// synchronisation costs more than it gains) and 4 % at 960x544 (1080p's), for 24 MiB more.
+    /// The activation buffers grow with the input, so two workers share a stream above
+    /// `maxPixelsPerWorkerStream` (the full-size 1080p frame), and above
+    /// `maxPixelsPerWorkerStreamSavingMemory` when memory comes first
+    /// (`NetworkPriority.memory`: `anonymize` at 1080p, 42 MiB less for the same time).
     package static func requestsPerStream(width: Int, height: Int, savingMemory: Bool = false) -> Int {
         width * height <= (savingMemory ? maxPixelsPerWorkerStreamSavingMemory : maxPixelsPerWorkerStream) ? 1 : 2
     }
     package static let maxPixelsPerWorkerStream = 960 * 544
     package static let maxPixelsPerWorkerStreamSavingMemory = 640 * 384
+    /// The smallest input a worker gets a copy of its own for (`network`): the frames' passes,
+    /// whole (640x352 at 720p) and tiled (256x288).
+    package static let minPixelsPerCopy = 256 * 256
 
-    /// The model compiled for a batch x 3 x height x width input, for `workers` workers (one
-    /// thread each; `savingMemory`: see `requestsPerStream`) and the arithmetic `precision`: made
-    /// by the first worker that asks, shared by the others. A known model (`knownSHA256`) goes
-    /// through the compiled-model cache.
-    package func compiled(path: String, outputs: [String], batch: Int = 1, width: Int, height: Int, workers: Int,
-                          savingMemory: Bool = false, precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws -> CompiledModel {
-        let perStream = Self.requestsPerStream(width: width, height: height, savingMemory: savingMemory)
-        let streams = (max(1, workers) + perStream - 1) / perStream
-        let key = Key(path: path, batch: batch, width: width, height: height, workers: workers, streams: streams, precision: precision)
+    /// The network one worker runs a batch x 3 x height x width input on, for `workers` workers
+    /// (one thread each) in the arithmetic `precision`. When speed comes first (`priority`) and
+    /// each worker would have a stream of its own for a frame's pass, it gets a copy of the
+    /// model of its own instead, compiled without streams, so that its inference runs on the
+    /// worker's own thread rather than being handed to a stream's thread and back: the 720p
+    /// camera-like copy in 0.88 of the wall time (1080p: 0.93), for 13 MiB more. The copy is
+    /// the worker's until it is `release`d, then the next worker's (a process that runs again
+    /// reuses it). Else (small and large inputs, a quick start or memory first) the workers share
+    /// one model: a stream each, or two to a stream (`requestsPerStream`).
+    /// Made on first use; a known model (`knownSHA256`) goes through the compiled-model cache.
+    /// `leased` false (a compilation ahead of use): a copy is made and left to the next worker
+    /// that asks, which waits for it if it is still being made.
+    package func network(path: String, outputs: [String], batch: Int = 1, width: Int, height: Int, workers: Int,
+                         priority: NetworkPriority = .speed, precision: DNNPrecision = .f32, knownSHA256: String? = nil,
+                         leased: Bool = true) throws -> Network {
+        let perStream = Self.requestsPerStream(width: width, height: height, savingMemory: priority == .memory)
+        // Each copy is one more import (0.1-0.2 s), or compile (about 2 s) when the compiled-network
+        // cache does not hold it. A live source waits for its networks before it starts, so it
+        // keeps the streams; so does memory first (`anonymize`, bound by its encoder: copies took
+        // it the same time for 10 MiB more at 720p), and so do the small networks (the region
+        // search's 96x96 crops, SFace's 112x112), whose passes are short and few.
+        let own = perStream == 1 && priority == .speed && width * height >= Self.minPixelsPerCopy
+        let streams = own ? 0 : (max(1, workers) + perStream - 1) / perStream
+        let key = Key(path: path, batch: batch, width: width, height: height, streams: streams, threads: own ? 1 : max(1, workers),
+                      precision: precision)
         let slot = state.withLock { state in
-            let slot = state.compiled[key] ?? CompileSlot()
-            state.compiled[key] = slot
+            guard own else {
+                let slot = state.shared[key] ?? CompileSlot()
+                state.shared[key] = slot
+                return slot
+            }
+            let free = state.copies[key, default: []].first { !state.leased.contains(ObjectIdentifier($0)) }
+            let slot = free ?? CompileSlot()
+            if free == nil { state.copies[key, default: []].append(slot) }
+            if leased { state.leased.insert(ObjectIdentifier(slot)) }
             return slot
         }
-        return try slot.made.withLock { made in
-            if made == nil {
-                made = Result {
-                    try compileOrImport(path: path, outputs: outputs, batch: batch, width: width, height: height, streams: streams,
-                                        threads: max(1, workers), precision: precision, knownSHA256: knownSHA256, cache: cache)
-                }.mapError { $0 as? InferenceError ?? .failed("\($0)") }
+        do {
+            let model = try slot.made.withLock { made in
+                if made == nil {
+                    made = Result {
+                        try compileOrImport(path: path, outputs: outputs, batch: batch, width: width, height: height, streams: key.streams,
+                                            threads: key.threads, precision: precision, knownSHA256: knownSHA256, cache: cache)
+                    }.mapError { $0 as? InferenceError ?? .failed("\($0)") }
+                }
+                return try made!.get()
             }
-            return try made!.get()
+            return Network(model: model, copy: own && leased ? slot : nil)
+        } catch {
+            if own && leased { unlease(slot) }
+            throw error
         }
+    }
+
+    /// A compiled model a worker runs on (`network`): shared, or its own copy until released.
+    package struct Network: Sendable {
+        package let model: CompiledModel
+        fileprivate let copy: CompileSlot?
+    }
+
+    /// The worker is done with `network`: its own copy goes to the next worker that asks.
+    package func release(_ network: Network) {
+        if let copy = network.copy { unlease(copy) }
+    }
+
+    private func unlease(_ copy: CompileSlot) {
+        _ = state.withLock { $0.leased.remove(ObjectIdentifier(copy)) }
     }
 
     /// Compiles the model; a known model (`knownSHA256`) is imported from `cache` when it was
@@ -260,7 +311,8 @@ package final class OpenVINORuntime: @unchecked Sendable {
                   api.core_import_model(core, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, "CPU", &handle).rawValue == 0,
                   let handle else { return nil }
             guard property(handle, "NUM_STREAMS") == String(key.streams),
-                  property(handle, "INFERENCE_NUM_THREADS") == String(key.threads),
+                  // A model compiled without streams says 0: it runs on its caller's thread.
+                  property(handle, "INFERENCE_NUM_THREADS") == String(key.streams == 0 ? 0 : key.threads),
                   property(handle, "INFERENCE_PRECISION_HINT") == key.precision.inferenceHint else {
                 api.compiled_model_free(handle)
                 return nil
@@ -302,31 +354,32 @@ package final class OpenVINORuntime: @unchecked Sendable {
     }
 }
 
-/// One worker's infer request on the shared compiled model (one per input size the frames need).
+/// One worker's infer requests (one per input size the frames need), each on the worker's own
+/// compiled model or on one the workers share (`OpenVINORuntime.network`).
 package final class OpenVINOSession: InferenceSession {
     private let runtime: OpenVINORuntime
     private let modelPath: String
     private let outputs: [String]
     private let workers: Int
-    private let savingMemory: Bool
+    private let priority: NetworkPriority
     private let precision: DNNPrecision
     private let knownSHA256: String?
-    private var requests: [Shape: OpaquePointer] = [:]
+    private var requests: [Shape: (request: OpaquePointer, network: OpenVINORuntime.Network)] = [:]
     /// The floats each request's input tensor views, by the same key.
     private var bound: [Shape: UnsafePointer<Float>] = [:]
     /// An input's shape: one request per shape the frames need.
     private struct Shape: Hashable { var batch: Int; var width: Int; var height: Int }
 
-    /// Checks the model now (unless it is a known model, `knownSHA256`); compiles (or takes the
-    /// shared compiled model) at the first frame, when the input size is known.
-    package init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, savingMemory: Bool = false,
+    /// Checks the model now (unless it is a known model, `knownSHA256`); compiles (or takes a
+    /// compiled model) at the first frame, when the input size is known.
+    package init(runtime: OpenVINORuntime, modelPath: String, outputs: [String], workers: Int, priority: NetworkPriority = .speed,
                  precision: DNNPrecision = .f32, knownSHA256: String? = nil) throws {
         self.runtime = runtime
         self.precision = precision
         self.modelPath = modelPath
         self.outputs = outputs
         self.workers = workers
-        self.savingMemory = savingMemory
+        self.priority = priority
         self.knownSHA256 = knownSHA256
         if knownSHA256 == nil { try runtime.validate(path: modelPath, outputs: outputs) }
     }
@@ -337,34 +390,39 @@ package final class OpenVINOSession: InferenceSession {
 
     deinit {
         preparing.wait()
-        requests.values.forEach { runtime.api.infer_request_free($0) }
+        for (request, network) in requests.values {
+            runtime.api.infer_request_free(request)
+            runtime.release(network)
+        }
     }
 
     package var runsBatches: Bool { true }
 
     package func prepare(width: Int, height: Int, batch: Int) {
-        // Only the shared compiled model: the infer requests belong to the session's thread.
-        let (runtime, path, outputs, workers, savingMemory, precision, sha256) =
-            (runtime, modelPath, outputs, workers, savingMemory, precision, knownSHA256)
+        // Only the compiled model, for whichever worker asks first (not leased to this one): the
+        // infer requests belong to the session's thread.
+        let (runtime, path, outputs, workers, priority, precision, sha256) =
+            (runtime, modelPath, outputs, workers, priority, precision, knownSHA256)
         let groups = [preparing, OpenVINORuntime.preparing]
         groups.forEach { $0.enter() }
         OpenVINORuntime.background.async {
-            _ = try? runtime.compiled(path: path, outputs: outputs, batch: batch, width: width, height: height, workers: workers,
-                                      savingMemory: savingMemory, precision: precision, knownSHA256: sha256)
+            _ = try? runtime.network(path: path, outputs: outputs, batch: batch, width: width, height: height, workers: workers,
+                                     priority: priority, precision: precision, knownSHA256: sha256, leased: false)
             groups.forEach { $0.leave() }
         }
     }
 
     private func request(_ key: Shape) throws -> OpaquePointer {
-        if let found = requests[key] { return found }
-        let compiled = try runtime.compiled(path: modelPath, outputs: outputs, batch: key.batch, width: key.width, height: key.height,
-                                            workers: workers, savingMemory: savingMemory, precision: precision, knownSHA256: knownSHA256)
+        if let found = requests[key] { return found.request }
+        let network = try runtime.network(path: modelPath, outputs: outputs, batch: key.batch, width: key.width, height: key.height,
+                                          workers: workers, priority: priority, precision: precision, knownSHA256: knownSHA256)
         var request: OpaquePointer?
-        let status = runtime.api.compiled_model_create_infer_request(compiled.handle, &request)
+        let status = runtime.api.compiled_model_create_infer_request(network.model.handle, &request)
         guard status.rawValue == 0, let request else {
+            runtime.release(network)
             throw InferenceError.failed("OpenVINO: cannot make an infer request: " + OpenVINORuntime.message(runtime.api, status))
         }
-        requests[key] = request
+        requests[key] = (request, network)
         return request
     }
 

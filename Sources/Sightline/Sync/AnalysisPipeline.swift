@@ -122,7 +122,7 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     }
 
     /// The analysis workers for `threads` threads: one each, unless memory comes first
-    /// (`FaceDetectorOptions.savesMemory`: `anonymize`). Then a DNN detector on OpenVINO whose
+    /// (`NetworkPriority.memory`: `anonymize`). Then a DNN detector on OpenVINO whose
     /// whole-frame input is so large that workers share a stream (`OpenVINORuntime.requestsPerStream`:
     /// 1080p) gets one worker per stream instead, whose inference runs on the stream's threads: a
     /// second worker on the same stream only waited for it, and held a network input (25 MB of
@@ -132,7 +132,8 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
     package static func workers(threads: Int, faces: ResolvedFaceDetector, readsCodes: Bool, policy: BackpressurePolicy,
                                 width: Int, height: Int) -> Int {
         let workers = max(1, threads)
-        guard faces.options.savesMemory, !readsCodes, case .wait = policy, faces.model != nil, faces.options.runtime == .openvino,
+        guard faces.options.networkPriority == .memory, !readsCodes, case .wait = policy, faces.model != nil,
+              faces.options.runtime == .openvino,
               let input = faces.networkInputSize(width: width, height: height) else { return workers }
         let perStream = OpenVINORuntime.requestsPerStream(width: input.width, height: input.height, savingMemory: true)
         return (workers + perStream - 1) / perStream

@@ -43,8 +43,9 @@ public final class Run: @unchecked Sendable {
     public init(_ configuration: RunConfiguration) throws {
         self.configuration = configuration
         switch configuration.analysis {
-        case let .detect(faces, codeOptions):
-            self.faces = faces
+        case let .detect(resolved, codeOptions):
+            self.faces = resolved
+            let faces = configuration.source.isLive ? resolved.forLiveSource : resolved
             codes = codeOptions
             // Small faces are searched on tiles in turn where the whole-frame pass cannot see them.
             var schedule = configuration.schedule

@@ -10,7 +10,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
     private let attributeReader: FaceAttributeReader?
     private let codeReader: CodeReader?
     /// Errors met on the frames this analyzer saw, by message.
-    public private(set) var errors: [String] = []
+    public private(set) var errors: [AnalyzerError] = []
 
     /// `workers`: the analyzers that share the compiled network (a run's analysis threads).
     public init(faces: ResolvedFaceDetector, codes: CodeReaderOptions, workers: Int = 1) throws {
@@ -60,7 +60,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
                 faceStatus = .ok
             } catch {
                 faceStatus = .error
-                errors.append("frame \(frame.position): \(error)")
+                errors.append(AnalyzerError(frame: frame.position, message: "\(error)"))
             }
         }
         if codeReader != nil && !plan.fullCodeSearch {
@@ -72,7 +72,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
                 codeStatus = .ok
             } catch {
                 codeStatus = .error
-                errors.append("frame \(frame.position): \(error)")
+                errors.append(AnalyzerError(frame: frame.position, message: "\(error)"))
             }
         }
         var record = FrameRecord(index: frame.position, pts: frame.pts, t: frame.seconds, faceStatus: faceStatus,
@@ -80,4 +80,11 @@ public final class FrameAnalyzer: @unchecked Sendable {
         record.faceSearch = faceSearch
         return record
     }
+}
+
+/// An analyzer's failure on one frame (the records say error; the summary counts them).
+public struct AnalyzerError: Sendable, CustomStringConvertible {
+    public let frame: Int
+    public let message: String
+    public var description: String { "frame \(frame): \(message)" }
 }

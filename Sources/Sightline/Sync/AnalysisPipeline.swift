@@ -40,7 +40,7 @@ public struct AnalysisResult: Sendable {
     public var frames = 0
     public var damage = DecodeDamage()
     /// One message per analyzer failure on a frame (only the count is written to records).
-    public var analyzerErrors: [String] = []
+    public var analyzerErrors: [AnalyzerError] = []
     /// Saved records only: tracks whose record comes after the last frame record.
     package var endedTracks: [TrackRecord] = []
 }

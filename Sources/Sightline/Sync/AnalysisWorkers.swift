@@ -40,7 +40,7 @@ package final class AnalysisWorkers: @unchecked Sendable {
         /// Whether the workers also make each frame's shot image (cut detection).
         package let shotImages: Bool
         /// Analyzer errors met on this source's frames.
-        fileprivate var errors: [String] = []
+        fileprivate var errors: [AnalyzerError] = []
 
         fileprivate init(capacity: Int, synchronizer: Synchronizer<AnalyzedFrame>, shotImages: Bool) {
             self.capacity = max(1, capacity)
@@ -143,8 +143,8 @@ package final class AnalysisWorkers: @unchecked Sendable {
         }
     }
 
-    /// The analyzer errors met on a lane's frames.
-    package func errors(of lane: Lane) -> [String] { condition.withLock { lane.errors } }
+    /// The analyzer errors met on a lane's frames, in frame order (the workers meet them in any).
+    package func errors(of lane: Lane) -> [AnalyzerError] { condition.withLock { lane.errors }.sorted { $0.frame < $1.frame } }
 
     /// Ends the worker threads once every lane's queued frames are analyzed, and waits for them.
     package func shutdown() {

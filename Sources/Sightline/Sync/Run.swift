@@ -116,11 +116,15 @@ public final class Run: @unchecked Sendable {
         let started = ContinuousClock.now
         var count = 0
         let result: AnalysisResult
+        // The frames written (a span's warm-up and cool-down are analyzed, not written): only
+        // their analyzer errors count, as the cool-down ends after a number of frames that varies.
+        var written: ClosedRange<Int>?
         let info = configuration.source.info
         let streamSize = FrameSize(width: info.displayWidth, height: info.displayHeight)
         do {
             while var analyzed = try frames.next() {
                 let picture = analyzed.frame
+                if isOutput(analyzed.record) { written = (written?.lowerBound ?? analyzed.record.index)...analyzed.record.index }
                 if picture.displaySize != streamSize { analyzed.record.frameSize = picture.displaySize }
                 // A run that starts later compares its first frame with the one before, as the whole run.
                 if let before = analyzed.shotBefore { cutDetector?.prime(before) }
@@ -172,8 +176,9 @@ public final class Run: @unchecked Sendable {
         }
 
         var summary = delivery.summary
-        summary.analyzerErrors = result.analyzerErrors.count + (trackingStage?.errors ?? 0) + (identityLinker?.errors ?? 0)
-        firstAnalyzerError = result.analyzerErrors.first
+        let errors = result.analyzerErrors.filter { written?.contains($0.frame) == true }
+        summary.analyzerErrors = errors.count + (trackingStage?.errors ?? 0) + (identityLinker?.errors ?? 0)
+        firstAnalyzerError = errors.first.map(String.init(describing:))
         summary.damage = result.damage
         summary.interrupted = stopRequested.load(ordering: .relaxed) && !cooledDown
             && !(configuration.frameLimit.map { count >= $0 } ?? false)

@@ -5,8 +5,9 @@ import SightlineFrames
 
 /// OpenVINO's CPU runtime, loaded once per process from the library Scripts/install-deps.sh
 /// installs (see COpenVINO/shim.h for why it is loaded at run time). It keeps the compiled models
-/// per model file and input size: a copy for each worker, or one shared by the workers for large
-/// inputs and when memory comes first (`network`); each worker makes its own infer request.
+/// per model file and input size: a copy for each worker, or one the workers share (small and
+/// large inputs, a live source's, and when memory comes first: `network`); each worker makes its
+/// own infer request.
 package final class OpenVINORuntime: @unchecked Sendable {
     // @unchecked Sendable: `api` is immutable after loading; the table of compiled models is
     // used under `state`'s lock, each model is compiled under its slot's lock (OpenVINO's core is

@@ -9,7 +9,7 @@ public final class FrameAnalyzer: @unchecked Sendable {
     private let faceDetector: FaceDetecting?
     private let attributeReader: FaceAttributeReader?
     private let codeReader: CodeReader?
-    /// Errors met on the frames this analyzer saw, by message.
+    /// Errors met on the frames this analyzer saw.
     public private(set) var errors: [AnalyzerError] = []
 
     /// `workers`: the analyzers that share the compiled network (a run's analysis threads).

@@ -55,8 +55,8 @@ package struct CompiledModelCache: Sendable {
         }
 
         /// The CPU's model name, a digest of its instruction flags, and oneDNN's limit on them
-        /// (`ONEDNN_MAX_CPU_ISA`, as Scripts/avx2.sh sets it): OpenVINO refuses to import a network
-        /// compiled under another limit ("built for a different runtime configuration").
+        /// (`OneDNNLimit`): OpenVINO refuses to import a network compiled under another limit
+        /// ("built for a different runtime configuration").
         package static let cpu: String = {
             let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
             func field(_ name: String) -> String {
@@ -64,7 +64,7 @@ package struct CompiledModelCache: Sendable {
                     .flatMap { $0.split(separator: ":", maxSplits: 1).last }
                     .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
             }
-            let limit = ProcessInfo.processInfo.environment["ONEDNN_MAX_CPU_ISA"].map { ", oneDNN limited to \($0)" } ?? ""
+            let limit = OneDNNLimit.isa.map { ", oneDNN limited to \($0)" } ?? ""
             return field("model name") + ", flags " + SHA256.hex(of: Data(field("flags").utf8)) + limit
         }()
     }

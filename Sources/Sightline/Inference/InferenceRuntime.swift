@@ -15,16 +15,21 @@ public enum DNNPrecision: String, CaseIterable, Sendable {
     case bf16
 
     /// OpenVINO's INFERENCE_PRECISION_HINT: what the layers that are not quantized compute in.
-    package var inferenceHint: String { self == .bf16 && Self.oneDNNMayUseBF16() ? "bf16" : "f32" }
+    /// bf16 only where oneDNN may use it (`OneDNNLimit.allowsBF16`); f32 is what a CPU without bf16
+    /// computes anyway.
+    package var inferenceHint: String { self == .bf16 && OneDNNLimit.allowsBF16 ? "bf16" : "f32" }
+}
 
-    /// False when oneDNN is held to an instruction set without bf16 (`ONEDNN_MAX_CPU_ISA`, as
-    /// Scripts/avx2.sh does): OpenVINO's CPU plugin reads the CPU's flags, not that limit, so it
-    /// would still choose bf16 layers that oneDNN then cannot make ("could not create a primitive
-    /// descriptor for the deconvolution"). f32 is what a CPU without bf16 computes anyway.
-    package static func oneDNNMayUseBF16(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        guard let isa = environment["ONEDNN_MAX_CPU_ISA"]?.uppercased() else { return true }
-        return !["SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE", "AVX512_CORE_VNNI"].contains(isa)
-    }
+/// oneDNN's limit on the CPU's instructions (`ONEDNN_MAX_CPU_ISA`, as Scripts/avx2.sh sets it),
+/// read once. OpenVINO's CPU kernels follow it, but its CPU plugin reads the CPU's flags instead,
+/// and a network compiled under one limit is refused under another.
+package enum OneDNNLimit {
+    /// The instruction set named, or nil when there is no limit.
+    package static let isa = ProcessInfo.processInfo.environment["ONEDNN_MAX_CPU_ISA"]?.uppercased()
+    /// False under a limit without bf16: the plugin would still choose bf16 layers that oneDNN then
+    /// cannot make ("could not create a primitive descriptor for the deconvolution").
+    package static let allowsBF16 = isa.map { !withoutBF16.contains($0) } ?? true
+    private static let withoutBF16: Set = ["SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE", "AVX512_CORE_VNNI"]
 }
 
 /// One output of a network run: a view of the runtime's buffer, valid until the session runs

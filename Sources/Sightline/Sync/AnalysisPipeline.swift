@@ -39,7 +39,7 @@ package protocol AnalyzedFrames: AnyObject {
 public struct AnalysisResult: Sendable {
     public var frames = 0
     public var damage = DecodeDamage()
-    /// One message per analyzer failure on a frame (only the count is written to records).
+    /// One per analyzer failure on a frame (only the count is written to records).
     public var analyzerErrors: [AnalyzerError] = []
     /// Saved records only: tracks whose record comes after the last frame record.
     package var endedTracks: [TrackRecord] = []

@@ -73,6 +73,34 @@ final class AnonymizeTests: XCTestCase {
         XCTAssertEqual(planner.masks(for: 0), [Box(x: 90, y: 85, w: 60, h: 90)])
     }
 
+    /// The ellipse's pixels are worked out a row at a time; they are exactly the pixels whose
+    /// centres satisfy the ellipse's equation, for boxes at fractional places and sizes and cut
+    /// by the frame's edges (every third box on half pixels, where the outline meets pixel centres).
+    func testAnEllipseMaskCoversExactlyThePixelsWhoseCentresAreInside() {
+        var generator = SplitMix(seed: 42)
+        for i in 0..<3000 {
+            func value(_ range: ClosedRange<Double>) -> Double {
+                let v = Double.random(in: range, using: &generator)
+                return i % 3 == 0 ? (v * 2).rounded() / 2 : v
+            }
+            let box = Box(x: value(-30...90), y: value(-30...90), w: value(0.5...70), h: value(0.5...70))
+            let x0 = max(0, Int(box.x.rounded(.down))), x1 = min(100, Int((box.x + box.w).rounded(.up)))
+            let y0 = max(0, Int(box.y.rounded(.down))), y1 = min(100, Int((box.y + box.h).rounded(.up)))
+            guard x1 > x0, y1 > y0 else { continue }
+            let outline = RowSpans(box: box, shape: .ellipse, x0: x0, x1: x1)
+            let (cx, cy, rx, ry) = (box.x + box.w / 2, box.y + box.h / 2, box.w / 2, box.h / 2)
+            for y in y0..<y1 {
+                let inside = (x0..<x1).filter { x in
+                    let u = (Double(x) + 0.5 - cx) / rx, v = (Double(y) + 0.5 - cy) / ry
+                    return u * u + v * v <= 1
+                }
+                let span = outline.span(y)
+                XCTAssertEqual(Array(span), inside, "row \(y) of \(box)")
+            }
+            XCTAssertEqual(RowSpans(box: box, shape: .box, x0: x0, x1: x1).span(y0), x0..<x1)
+        }
+    }
+
     // MARK: - End to end
 
     /// The hard scene (`AnonymizationScene`), and the sample's first second (a shorter clip than the

@@ -19,6 +19,8 @@ public final class AnonymizingSink: FrameSink {
     private let frames: FrameSource?
     /// At most `lookBack` + 1 frames, oldest first (no picture when it is decoded again).
     private var held: [(index: Int, pts: Int64, picture: Picture?)] = []
+    /// The picture last written, whose memory the next copy takes over (the encoder has its own).
+    private var written: Picture?
     /// Frames written and masks drawn (for the summary line of `anonymize`).
     public private(set) var framesWritten = 0
     public private(set) var masksDrawn = 0
@@ -37,7 +39,7 @@ public final class AnonymizingSink: FrameSink {
     public func frame(_ record: FrameRecord, picture: VideoFrame?) throws {
         planner.add(record)
         guard let picture else { return }
-        held.append((record.index, picture.pts, frames == nil ? try Picture(copying: picture, scaler: scaler) : nil))
+        held.append((record.index, picture.pts, frames == nil ? try Picture(copying: picture, scaler: scaler, reusing: written) : nil))
         while held.count > options.lookBack { try writeOldest() }
     }
 
@@ -51,6 +53,7 @@ public final class AnonymizingSink: FrameSink {
         masksDrawn += boxes.count
         if let audioSource { try writer.writeAudio(audioSource.takeAudioPackets()) }
         try writer.write(picture.frame!)
+        written = picture
         framesWritten += 1
     }
 
@@ -60,7 +63,7 @@ public final class AnonymizingSink: FrameSink {
         while let frame = try frames?.nextFrame(), frame.index <= index {
             guard frame.index == index else { continue }
             guard frame.pts == pts else { break }
-            return try Picture(copying: frame, scaler: scaler)
+            return try Picture(copying: frame, scaler: scaler, reusing: written)
         }
         throw SightlineError.internal("frame \(index) of the input was not the same when decoded again")
     }
@@ -75,6 +78,7 @@ public final class AnonymizingSink: FrameSink {
 
     private func close() throws {
         held = []
+        written = nil
         var audioError: Error?
         if let audioSource {
             do { try writer.writeAudio(audioSource.takeAudioPackets()) } catch { audioError = error }

@@ -56,17 +56,14 @@ final class FaceHider {
         }
     }
 
-    /// One plane's pixels inside `box` (an ellipse inscribed in it, or the box), replaced.
+    /// One plane's pixels inside `box` (an ellipse inscribed in it, or the box), replaced. Each
+    /// row's pixels inside the outline are one run, found once per row; the block grid's cell of
+    /// each column is worked out once per box, not per pixel.
     private func fill(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, box: Box, solid: UInt8, luma: Bool) {
         let x0 = max(0, Int(box.x.rounded(.down))), y0 = max(0, Int(box.y.rounded(.down)))
         let x1 = min(width, Int((box.x + box.w).rounded(.up))), y1 = min(height, Int((box.y + box.h).rounded(.up)))
         guard x1 > x0, y1 > y0, box.w > 0, box.h > 0 else { return }
-        let cx = box.x + box.w / 2, cy = box.y + box.h / 2, rx = box.w / 2, ry = box.h / 2
-        func inside(_ x: Int, _ y: Int) -> Bool {
-            guard shape == .ellipse else { return true }
-            let u = (Double(x) + 0.5 - cx) / rx, v = (Double(y) + 0.5 - cy) / ry
-            return u * u + v * v <= 1
-        }
+        let outline = RowSpans(box: box, shape: shape, x0: x0, x1: x1)
         var blocks = 0
         var smooth = false
         switch style {
@@ -76,8 +73,8 @@ final class FaceHider {
         }
         if blocks == 0 {
             for y in y0..<y1 {
-                let row = plane + y * stride
-                for x in x0..<x1 where inside(x, y) { row[x] = solid }
+                let run = outline.span(y)
+                if !run.isEmpty { (plane + y * stride + run.lowerBound).update(repeating: solid, count: run.count) }
             }
             return
         }
@@ -85,53 +82,100 @@ final class FaceHider {
         let grid = BlockMeans(plane, stride: stride, x0: x0, y0: y0, x1: x1, y1: y1, cell: cell)
         // Luma about the region's mean, chroma about grey (no colour).
         let centre = luma ? grid.mean : 128
-        for y in y0..<y1 {
-            let row = plane + y * stride
-            for x in x0..<x1 where inside(x, y) {
-                let value = smooth ? grid.smooth(x, y) : grid.block(x, y)
-                row[x] = UInt8((centre + (value - centre) * Self.blockContrast).rounded())
+        let contrast = Self.blockContrast
+        let columns = (x0..<x1).map { x in grid.cells(x - x0, of: grid.columns, smooth: smooth) }
+        columns.withUnsafeBufferPointer { columns in
+            grid.means.withUnsafeBufferPointer { means in
+                for y in y0..<y1 {
+                    let run = outline.span(y)
+                    guard !run.isEmpty else { continue }
+                    let rows = grid.cells(y - y0, of: grid.rows, smooth: smooth)
+                    let top = rows.0 * grid.columns, bottom = rows.1 * grid.columns, fv = rows.2
+                    let row = plane + y * stride
+                    for x in run {
+                        let (c0, c1, fu) = columns[x - x0]
+                        let upper = means[top + c0] * (1 - fu) + means[top + c1] * fu
+                        let lower = means[bottom + c0] * (1 - fu) + means[bottom + c1] * fu
+                        let value = upper * (1 - fv) + lower * fv
+                        // Rounded half up: the value is never negative.
+                        row[x] = UInt8(centre + (value - centre) * contrast + 0.5)
+                    }
+                }
             }
         }
     }
 }
 
+/// The columns of each row inside a mask's outline: for an ellipse, the pixels whose centres lie
+/// in it (one run per row, as the ellipse is convex), for a box, all of `x0..<x1`.
+struct RowSpans {
+    let cx: Double, cy: Double, rx: Double, ry: Double
+    let x0: Int, x1: Int
+    let ellipse: Bool
+
+    init(box: Box, shape: MaskShape, x0: Int, x1: Int) {
+        (cx, cy, rx, ry) = (box.x + box.w / 2, box.y + box.h / 2, box.w / 2, box.h / 2)
+        (self.x0, self.x1) = (x0, x1)
+        ellipse = shape == .ellipse
+    }
+
+    func span(_ y: Int) -> Range<Int> {
+        guard ellipse else { return x0..<x1 }
+        let v = (Double(y) + 0.5 - cy) / ry
+        let vv = v * v
+        func inside(_ x: Int) -> Bool {
+            let u = (Double(x) + 0.5 - cx) / rx
+            return u * u + vv <= 1
+        }
+        guard vv <= 1 else { return x0..<x0 }
+        // From the closed form's estimate, each end moved to where the exact test changes.
+        let half = rx * (1 - vv).squareRoot()
+        var a = min(max(x0, Int((cx - 0.5 - half).rounded(.up))), x1)
+        while a > x0, inside(a - 1) { a -= 1 }
+        while a < x1, !inside(a) { a += 1 }
+        var b = min(max(a, Int((cx - 0.5 + half).rounded(.down)) + 1), x1)
+        while b < x1, inside(b) { b += 1 }
+        while b > a, !inside(b - 1) { b -= 1 }
+        return a..<b
+    }
+}
+
 /// The averages of a plane region's cells, read before anything is written.
 private struct BlockMeans {
-    let x0: Int, y0: Int, cell: Int, columns: Int, rows: Int
+    let cell: Int, columns: Int, rows: Int
     let means: [Double]
     /// The region's mean, which blur and pixelate pull a luma plane's block means towards.
     let mean: Double
 
     init(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, x0: Int, y0: Int, x1: Int, y1: Int, cell: Int) {
-        self.x0 = x0
-        self.y0 = y0
         self.cell = cell
         columns = (x1 - x0 + cell - 1) / cell
         rows = (y1 - y0 + cell - 1) / cell
-        var sums = [Double](repeating: 0, count: columns * rows), counts = [Double](repeating: 0, count: columns * rows)
+        // Whole numbers: the same sums as adding each pixel as a Double, cell by cell.
+        var sums = [Int](repeating: 0, count: columns * rows), counts = [Int](repeating: 0, count: columns * rows)
         for y in y0..<y1 {
-            let row = plane + y * stride, r = (y - y0) / cell * columns
-            for x in x0..<x1 {
-                sums[r + (x - x0) / cell] += Double(row[x])
-                counts[r + (x - x0) / cell] += 1
+            let row = plane + y * stride
+            var x = x0, index = (y - y0) / cell * columns
+            while x < x1 {
+                let end = min(x + cell, x1)
+                var sum = 0
+                for column in x..<end { sum += Int(row[column]) }
+                sums[index] += sum
+                counts[index] += end - x
+                (x, index) = (end, index + 1)
             }
         }
-        means = zip(sums, counts).map { $0 / max(1, $1) }
-        mean = sums.reduce(0, +) / max(1, counts.reduce(0, +))
+        means = zip(sums, counts).map { Double($0) / Double(max(1, $1)) }
+        mean = Double(sums.reduce(0, +)) / Double(max(1, counts.reduce(0, +)))
     }
 
-    func block(_ x: Int, _ y: Int) -> Double {
-        means[(y - y0) / cell * columns + (x - x0) / cell]
-    }
-
-    /// Bilinear between cell centres.
-    func smooth(_ x: Int, _ y: Int) -> Double {
-        let u = min(max(0, (Double(x - x0) + 0.5) / Double(cell) - 0.5), Double(columns - 1))
-        let v = min(max(0, (Double(y - y0) + 0.5) / Double(cell) - 0.5), Double(rows - 1))
-        let c0 = Int(u), r0 = Int(v), c1 = min(c0 + 1, columns - 1), r1 = min(r0 + 1, rows - 1)
-        let fu = u - Double(c0), fv = v - Double(r0)
-        let top = means[r0 * columns + c0] * (1 - fu) + means[r0 * columns + c1] * fu
-        let bottom = means[r1 * columns + c0] * (1 - fu) + means[r1 * columns + c1] * fu
-        return top * (1 - fv) + bottom * fv
+    /// For the region's `offset`th column or row (of `count` cells): the cells either side and
+    /// the second one's weight, bilinear between cell centres when `smooth` (blur), else the
+    /// cell it is in, twice, and 0 (pixelate).
+    func cells(_ offset: Int, of count: Int, smooth: Bool) -> (Int, Int, Double) {
+        guard smooth else { return (offset / cell, offset / cell, 0) }
+        let t = min(max(0, (Double(offset) + 0.5) / Double(cell) - 0.5), Double(count - 1))
+        let first = Int(t)
+        return (first, min(first + 1, count - 1), t - Double(first))
     }
 }

@@ -22,24 +22,38 @@ package final class FrameScaler {
 
     /// A new frame holding `src`'s picture in `format` (scaled to `size`, if given): a plain copy
     /// when the memory layouts agree, otherwise converted by swscale. The caller owns the result.
+    /// `reusing` is a frame of the caller's that is no longer needed: its buffers are written
+    /// over when they are of that format and size and nothing else holds them, and it is freed
+    /// otherwise (either way the caller gives it up).
     package func converted(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat,
-                           size: (width: Int32, height: Int32)? = nil) throws -> UnsafeMutablePointer<AVFrame> {
-        try convertedFrame(src, to: format, size: size, scaler: self)
+                           size: (width: Int32, height: Int32)? = nil,
+                           reusing spare: UnsafeMutablePointer<AVFrame>? = nil) throws -> UnsafeMutablePointer<AVFrame> {
+        try convertedFrame(src, to: format, size: size, scaler: self, reusing: spare)
     }
 }
 
 private func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat, size: (width: Int32, height: Int32)?,
-                            scaler: FrameScaler) throws -> UnsafeMutablePointer<AVFrame> {
+                            scaler: FrameScaler, reusing spare: UnsafeMutablePointer<AVFrame>?) throws -> UnsafeMutablePointer<AVFrame> {
     let w = src.pointee.width, h = src.pointee.height
     let (outW, outH) = size ?? (w, h)
-    guard let out = av_frame_alloc() else { throw SightlineError.internal("out of memory copying a frame") }
-    var owned: UnsafeMutablePointer<AVFrame>? = out
-    out.pointee.width = outW
-    out.pointee.height = outH
-    out.pointee.format = format.rawValue
-    guard av_frame_get_buffer(out, 0) >= 0 else {
+    var owned = spare
+    // A spare frame's buffers, written over: a 1080p frame is 3 MB, and fresh memory for each
+    // frame is memory the kernel maps and clears again.
+    let reusable = spare.map { $0.pointee.width == outW && $0.pointee.height == outH && $0.pointee.format == format.rawValue
+        && av_frame_is_writable($0) != 0 } ?? false
+    if !reusable {
         av_frame_free(&owned)
-        throw SightlineError.internal("out of memory copying a frame")
+        owned = av_frame_alloc()
+    }
+    guard let out = owned else { throw SightlineError.internal("out of memory copying a frame") }
+    if !reusable {
+        out.pointee.width = outW
+        out.pointee.height = outH
+        out.pointee.format = format.rawValue
+        guard av_frame_get_buffer(out, 0) >= 0 else {
+            av_frame_free(&owned)
+            throw SightlineError.internal("out of memory copying a frame")
+        }
     }
     // yuvj420p differs from yuv420p only in its range tag: same planes, so a copy will do.
     let jpegTwin = format == AV_PIX_FMT_YUV420P && src.pointee.format == AV_PIX_FMT_YUVJ420P.rawValue

@@ -95,9 +95,13 @@ public final class VideoFrame: @unchecked Sendable {
 
     /// A writable YUV 4:2:0 copy of the coded picture to draw on (the decoder's frame is shared
     /// and never changed). The caller owns the result (`av_frame_free`).
-    package func drawableCopy(scaler: FrameScaler) throws -> UnsafeMutablePointer<AVFrame> {
-        guard let decoded else { throw SightlineError.internal("frame without a picture") }
-        let out = try scaler.converted(decoded, to: AV_PIX_FMT_YUV420P)
+    package func drawableCopy(scaler: FrameScaler, reusing spare: UnsafeMutablePointer<AVFrame>? = nil) throws -> UnsafeMutablePointer<AVFrame> {
+        guard let decoded else {
+            var spare = spare
+            av_frame_free(&spare)
+            throw SightlineError.internal("frame without a picture")
+        }
+        let out = try scaler.converted(decoded, to: AV_PIX_FMT_YUV420P, reusing: spare)
         out.pointee.pts = pts
         out.pointee.color_range = decoded.pointee.color_range
         return out

@@ -15,6 +15,8 @@ public final class OverlayRenderer: FrameSink {
     /// The last frame the analyzers saw: a dropped frame is drawn with its overlays, so they do
     /// not flicker in a recording.
     private var lastAnalyzed: FrameRecord?
+    /// The picture last written, whose memory the next copy takes over (the encoder has its own).
+    private var written: Picture?
     /// Whether frames are left out of the video now (SIGUSR1 pauses a capture's recording).
     public var isPaused: () -> Bool = { false }
 
@@ -25,10 +27,11 @@ public final class OverlayRenderer: FrameSink {
     }
 
     public func render(_ record: FrameRecord, on frame: VideoFrame) throws {
-        let picture = try Picture(copying: frame, scaler: scaler)
+        let picture = try Picture(copying: frame, scaler: scaler, reusing: written)
         painter.draw(record, on: picture)
         if let audioSource { try writer.writeAudio(audioSource.takeAudioPackets()) }
         try writer.write(picture.frame!)
+        written = picture
     }
 
     public func frame(_ record: FrameRecord, picture: VideoFrame?) throws {

@@ -13,8 +13,12 @@ final class Picture {
     let matrix: Int32
     let fullRange: Bool
 
-    init(copying source: VideoFrame, scaler: FrameScaler) throws {
-        frame = try source.drawableCopy(scaler: scaler)
+    /// `spare`: a picture written and no longer needed, whose memory this one takes over when it
+    /// can (the spare is left without a frame).
+    init(copying source: VideoFrame, scaler: FrameScaler, reusing spare: Picture? = nil) throws {
+        let spareFrame = spare?.frame
+        spare?.frame = nil
+        frame = try source.drawableCopy(scaler: scaler, reusing: spareFrame)
         rotation = source.rotation
         let yuv = source.yuv
         matrix = yuv.matrix == 709 ? 709 : 601

@@ -82,23 +82,22 @@ final class FaceHider {
         let grid = BlockMeans(plane, stride: stride, x0: x0, y0: y0, x1: x1, y1: y1, cell: cell)
         // Luma about the region's mean, chroma about grey (no colour).
         let centre = luma ? grid.mean : 128
-        let contrast = Self.blockContrast
-        let columns = (x0..<x1).map { x in grid.cells(x - x0, of: grid.columns, smooth: smooth) }
-        columns.withUnsafeBufferPointer { columns in
+        let columnCells = (x0..<x1).map { x in grid.cells(x - x0, of: grid.columns, smooth: smooth) }
+        columnCells.withUnsafeBufferPointer { columnCells in
             grid.means.withUnsafeBufferPointer { means in
                 for y in y0..<y1 {
                     let run = outline.span(y)
                     guard !run.isEmpty else { continue }
-                    let rows = grid.cells(y - y0, of: grid.rows, smooth: smooth)
-                    let top = rows.0 * grid.columns, bottom = rows.1 * grid.columns, fv = rows.2
+                    let (above, below, fv) = grid.cells(y - y0, of: grid.rows, smooth: smooth)
+                    let top = above * grid.columns, bottom = below * grid.columns
                     let row = plane + y * stride
                     for x in run {
-                        let (c0, c1, fu) = columns[x - x0]
+                        let (c0, c1, fu) = columnCells[x - x0]
                         let upper = means[top + c0] * (1 - fu) + means[top + c1] * fu
                         let lower = means[bottom + c0] * (1 - fu) + means[bottom + c1] * fu
                         let value = upper * (1 - fv) + lower * fv
                         // Rounded half up: the value is never negative.
-                        row[x] = UInt8(centre + (value - centre) * contrast + 0.5)
+                        row[x] = UInt8(centre + (value - centre) * Self.blockContrast + 0.5)
                     }
                 }
             }

@@ -32,29 +32,34 @@ package final class FrameScaler {
     }
 }
 
+/// A frame with buffers of its own for a `width` × `height` picture in `format`.
+private func newFrame(width: Int32, height: Int32, format: AVPixelFormat) throws -> UnsafeMutablePointer<AVFrame> {
+    var frame = av_frame_alloc()
+    guard let out = frame else { throw SightlineError.internal("out of memory copying a frame") }
+    out.pointee.width = width
+    out.pointee.height = height
+    out.pointee.format = format.rawValue
+    guard av_frame_get_buffer(out, 0) >= 0 else {
+        av_frame_free(&frame)
+        throw SightlineError.internal("out of memory copying a frame")
+    }
+    return out
+}
+
 private func convertedFrame(_ src: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat, size: (width: Int32, height: Int32)?,
                             scaler: FrameScaler, reusing spare: UnsafeMutablePointer<AVFrame>?) throws -> UnsafeMutablePointer<AVFrame> {
     let w = src.pointee.width, h = src.pointee.height
     let (outW, outH) = size ?? (w, h)
-    var owned = spare
-    // A spare frame's buffers, written over: a 1080p frame is 3 MB, and fresh memory for each
+    // A spare frame's buffers are written over: a 1080p frame is 3 MB, and fresh memory for each
     // frame is memory the kernel maps and clears again.
+    var owned = spare
     let reusable = spare.map { $0.pointee.width == outW && $0.pointee.height == outH && $0.pointee.format == format.rawValue
         && av_frame_is_writable($0) != 0 } ?? false
     if !reusable {
         av_frame_free(&owned)
-        owned = av_frame_alloc()
+        owned = try newFrame(width: outW, height: outH, format: format)
     }
-    guard let out = owned else { throw SightlineError.internal("out of memory copying a frame") }
-    if !reusable {
-        out.pointee.width = outW
-        out.pointee.height = outH
-        out.pointee.format = format.rawValue
-        guard av_frame_get_buffer(out, 0) >= 0 else {
-            av_frame_free(&owned)
-            throw SightlineError.internal("out of memory copying a frame")
-        }
-    }
+    let out = owned!
     // yuvj420p differs from yuv420p only in its range tag: same planes, so a copy will do.
     let jpegTwin = format == AV_PIX_FMT_YUV420P && src.pointee.format == AV_PIX_FMT_YUVJ420P.rawValue
     if (src.pointee.format == format.rawValue || jpegTwin) && outW == w && outH == h {

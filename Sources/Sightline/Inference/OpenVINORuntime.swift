@@ -194,13 +194,13 @@ package final class OpenVINORuntime: @unchecked Sendable {
     /// synchronisation costs more than it gains) and 4 % at 960x544 (1080p's), for 24 MiB more.
     /// The activation buffers grow with the input, so two workers share a stream above
     /// `maxPixelsPerWorkerStream` (the full-size 1080p frame), and above
-    /// `maxPixelsPerWorkerStreamSavingMemory` when memory comes first
+    /// `maxPixelsPerWorkerStreamMemoryFirst` when memory comes first
     /// (`NetworkPriority.memory`: `anonymize` at 1080p, 42 MiB less for the same time).
-    package static func requestsPerStream(width: Int, height: Int, savingMemory: Bool = false) -> Int {
-        width * height <= (savingMemory ? maxPixelsPerWorkerStreamSavingMemory : maxPixelsPerWorkerStream) ? 1 : 2
+    package static func requestsPerStream(width: Int, height: Int, priority: NetworkPriority = .speed) -> Int {
+        width * height <= (priority == .memory ? maxPixelsPerWorkerStreamMemoryFirst : maxPixelsPerWorkerStream) ? 1 : 2
     }
     package static let maxPixelsPerWorkerStream = 960 * 544
-    package static let maxPixelsPerWorkerStreamSavingMemory = 640 * 384
+    package static let maxPixelsPerWorkerStreamMemoryFirst = 640 * 384
     /// The smallest input a worker gets a copy of its own for (`network`): the frames' passes,
     /// whole (640x352 at 720p) and tiled (256x288).
     package static let minPixelsPerCopy = 256 * 256
@@ -220,7 +220,7 @@ package final class OpenVINORuntime: @unchecked Sendable {
     package func network(path: String, outputs: [String], batch: Int = 1, width: Int, height: Int, workers: Int,
                          priority: NetworkPriority = .speed, precision: DNNPrecision = .f32, knownSHA256: String? = nil,
                          leased: Bool = true) throws -> Network {
-        let perStream = Self.requestsPerStream(width: width, height: height, savingMemory: priority == .memory)
+        let perStream = Self.requestsPerStream(width: width, height: height, priority: priority)
         // Each copy is one more import (0.1-0.2 s), or compile (about 2 s) when the compiled-network
         // cache does not hold it. A live source waits for its networks before it starts, so it
         // keeps the streams; so does memory first (`anonymize`, bound by its encoder: copies took

@@ -135,7 +135,7 @@ package final class AnalysisPipeline: AnalyzedFrames, @unchecked Sendable {
         guard faces.options.networkPriority == .memory, !readsCodes, case .wait = policy, faces.model != nil,
               faces.options.runtime == .openvino,
               let input = faces.networkInputSize(width: width, height: height) else { return workers }
-        let perStream = OpenVINORuntime.requestsPerStream(width: input.width, height: input.height, savingMemory: true)
+        let perStream = OpenVINORuntime.requestsPerStream(width: input.width, height: input.height, priority: .memory)
         return (workers + perStream - 1) / perStream
     }
 
